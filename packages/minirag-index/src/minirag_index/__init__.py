@@ -1,0 +1,43 @@
+"""minirag-index: embedding, LanceDB storage and hybrid search over document chunks.
+
+A standalone library: it knows nothing of files, converters or MCP. Hand it a source's chunks
+and it embeds and stores them; ask it a question and it fuses vector and keyword rankings.
+"""
+
+from minirag_index.embedder import Embedder, ModelLoadError
+from minirag_index.index import (
+    MAX_TOP_K,
+    Hit,
+    MiniragIndex,
+    NeighborChunk,
+    SearchResult,
+    SourceHits,
+    clamp_top_k,
+)
+from minirag_index.reconstruct import rebuild_document, rebuild_section
+from minirag_index.scope import in_scope
+from minirag_index.settings import IndexConfigError, IndexSettings, load_index_settings
+from minirag_index.store import ChunkInput, IndexMismatchError, SourceDoc, SourceInfo, StoredChunk
+
+__all__ = [
+    "MAX_TOP_K",
+    "ChunkInput",
+    "Embedder",
+    "Hit",
+    "IndexConfigError",
+    "IndexMismatchError",
+    "IndexSettings",
+    "MiniragIndex",
+    "ModelLoadError",
+    "NeighborChunk",
+    "SearchResult",
+    "SourceDoc",
+    "SourceHits",
+    "SourceInfo",
+    "StoredChunk",
+    "clamp_top_k",
+    "in_scope",
+    "load_index_settings",
+    "rebuild_document",
+    "rebuild_section",
+]

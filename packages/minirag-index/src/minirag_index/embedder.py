@@ -1,0 +1,201 @@
+"""Text embeddings through fastembed, loaded lazily and once.
+
+MODEL_NAME is either a fastembed model id or the path of a local folder holding
+``model.onnx``, ``tokenizer.json``, ``tokenizer_config.json`` and ``config.json`` (the
+air-gapped install). A local folder is registered with fastembed as a custom model with mean
+pooling and normalisation, then loaded through fastembed's own code with
+``local_files_only``, so no network is ever tried for it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import numpy as np
+
+DEFAULT_BATCH_SIZE = 32
+_LOCAL_FILES = ("model.onnx", "tokenizer.json", "tokenizer_config.json", "config.json")
+_registered: set[str] = set()
+_register_lock = threading.Lock()
+
+
+class ModelLoadError(RuntimeError):
+    """The embedding model could not be loaded; the message says what to do."""
+
+
+def looks_like_path(model_name: str) -> bool:
+    """A MODEL_NAME names a local folder when it exists or is spelled like a path.
+
+    "org/model" is a fastembed id unless such a folder exists relative to the current directory.
+    """
+    path = Path(model_name).expanduser()
+    return model_name.startswith((".", "~")) or path.is_absolute() or path.is_dir()
+
+
+def _load_failure(model_name: str, cache_dir: Path, reason: str) -> ModelLoadError:
+    return ModelLoadError(
+        f"The embedding model {model_name!r} could not be loaded: {reason}. "
+        f"Models are cached in CACHE_DIR={cache_dir}. Check the network and retry; if a partial "
+        "download left the cache broken, delete that folder and retry; on a machine without "
+        "access to Hugging Face, copy a populated CACHE_DIR from one that has it, or set "
+        "MODEL_NAME to a local folder holding model.onnx and tokenizer.json."
+    )
+
+
+def _local_model_dim(folder: Path) -> int:
+    config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+    for key in ("hidden_size", "d_model", "dim"):
+        if isinstance(config.get(key), int):
+            return config[key]
+    raise ValueError(f"{folder / 'config.json'} names no hidden_size")
+
+
+def _register_local_model(folder: Path) -> str:
+    """Register ``folder`` with fastembed (once per process) and return its model name."""
+    from fastembed import TextEmbedding
+    from fastembed.common.model_description import ModelSource, PoolingType
+
+    name = f"local/{folder.name}-{abs(hash(str(folder))) % 10**8}"
+    with _register_lock:
+        if name not in _registered:
+            TextEmbedding.add_custom_model(
+                model=name,
+                pooling=PoolingType.MEAN,
+                normalization=True,
+                sources=ModelSource(hf=name),
+                dim=_local_model_dim(folder),
+                model_file="model.onnx",
+            )
+            _registered.add(name)
+    return name
+
+
+def _quiet_fastembed_logging() -> None:
+    """fastembed logs its own failures to stderr; ours say the same with the fix, once."""
+    try:
+        from loguru import logger
+
+        logger.disable("fastembed")
+    except ImportError:
+        pass
+
+
+def _offline() -> bool:
+    return os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in {"1", "true", "yes", "on"}
+
+
+class Embedder:
+    """Embeds passages and queries; loads the model on first use, thread-safe."""
+
+    def __init__(self, model_name: str, cache_dir: Path, *, batch_size: int = DEFAULT_BATCH_SIZE):
+        self.model_name = model_name
+        self.cache_dir = Path(cache_dir)
+        self.batch_size = batch_size
+        self._model: Any = None
+        self._dim: int | None = None
+        self._counter: Callable[[str], int] | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def loaded(self) -> bool:
+        return self._model is not None
+
+    @property
+    def local_folder(self) -> Path | None:
+        if looks_like_path(self.model_name):
+            return Path(self.model_name).expanduser().resolve()
+        return None
+
+    def _load(self) -> Any:
+        folder = self.local_folder
+        if folder is not None and not folder.is_dir():
+            raise _load_failure(
+                self.model_name, self.cache_dir, f"the folder {folder} does not exist"
+            )
+        if folder is not None:
+            missing = [f for f in _LOCAL_FILES if not (folder / f).is_file()]
+            if missing:
+                raise _load_failure(
+                    self.model_name,
+                    self.cache_dir,
+                    f"the folder {folder} is missing {', '.join(missing)}",
+                )
+        try:
+            from fastembed import TextEmbedding
+
+            _quiet_fastembed_logging()
+            if folder is not None:
+                self._dim = _local_model_dim(folder)
+                return TextEmbedding(
+                    _register_local_model(folder),
+                    specific_model_path=str(folder),
+                    cache_dir=str(self.cache_dir),
+                    local_files_only=True,
+                )
+            known = {m["model"]: m["dim"] for m in TextEmbedding.list_supported_models()}
+            if self.model_name not in known:
+                raise ValueError("it is neither a fastembed model id nor an existing folder")
+            self._dim = int(known[self.model_name])
+            return TextEmbedding(
+                self.model_name, cache_dir=str(self.cache_dir), local_files_only=_offline()
+            )
+        except ModelLoadError:
+            raise
+        except Exception as exc:  # fastembed raises many kinds; all mean the same to a user
+            reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise _load_failure(self.model_name, self.cache_dir, reason) from exc
+
+    def model(self) -> Any:
+        if self._model is None:
+            with self._lock:
+                if self._model is None:
+                    self._model = self._load()
+        return self._model
+
+    @property
+    def dim(self) -> int:
+        """Vector width; loads the model."""
+        self.model()
+        assert self._dim is not None
+        return self._dim
+
+    def embed_passages(self, texts: Sequence[str]) -> list[np.ndarray]:
+        if not texts:
+            return []
+        return list(self.model().embed(list(texts), batch_size=self.batch_size))
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return next(iter(self.model().embed([text])))
+
+    def token_counter(self) -> Callable[[str], int]:
+        """Counts tokens with the model's own tokenizer, truncation and padding off.
+
+        fastembed's tokenizer stops at the model's sequence length, and a counter that cannot
+        tell 128 tokens from 900 cannot enforce a budget; so a copy is made without either.
+        """
+        if self._counter is None:
+            from tokenizers import Tokenizer
+
+            folder = self.local_folder
+            if folder is not None and (folder / "tokenizer.json").is_file():
+                tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
+            else:
+                tokenizer = Tokenizer.from_str(self.model().model.tokenizer.to_str())
+            tokenizer.no_truncation()
+            tokenizer.no_padding()
+
+            def count(text: str) -> int:
+                return len(tokenizer.encode(text).ids)
+
+            self._counter = count
+        return self._counter
+
+    def count_many(self, texts: Iterable[str]) -> list[int]:
+        count = self.token_counter()
+        return [count(t) for t in texts]

@@ -1,0 +1,248 @@
+"""The public face of minirag-index: add sources, search, read back.
+
+>>> index = MiniragIndex.open(IndexSettings(DB_PATH=..., MODEL_NAME=...))  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from minirag_index.embedder import Embedder
+from minirag_index.fusion import first_sources, group_cut, rrf_fuse, within_distance
+from minirag_index.reconstruct import rebuild_document, rebuild_section
+from minirag_index.scope import in_scope, scope_filter_sql, sql_string
+from minirag_index.settings import IndexSettings
+from minirag_index.store import ChunkInput, SourceDoc, SourceInfo, Store, StoredChunk
+
+MAX_TOP_K = 100
+DEFAULT_TOP_K = 10
+
+
+def candidate_count(top_k: int) -> int:
+    """How many candidates each side fetches: a multiple of topK, bounded."""
+    return min(max(4 * top_k, 20), 400)
+
+
+def clamp_top_k(top_k: int) -> int:
+    """topK below 1 is refused; above the cap it is clamped rather than rejected."""
+    if top_k < 1:
+        raise ValueError(f"topK must be at least 1 (got {top_k}); at most {MAX_TOP_K} is used.")
+    return min(top_k, MAX_TOP_K)
+
+
+@dataclass(frozen=True)
+class Hit:
+    text: str
+    source: str
+    title: str
+    chunk_index: int
+    score: float
+    distance: float | None
+    parent_id: str
+    pages: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "text": self.text,
+            "source": self.source,
+            "title": self.title,
+            "chunkIndex": self.chunk_index,
+            "score": self.score,
+            "distance": self.distance,
+            "parentId": self.parent_id,
+        }
+        if self.pages:
+            data["pages"] = self.pages
+        return data
+
+
+@dataclass(frozen=True)
+class SourceHits:
+    source: str
+    title: str
+    hits: int
+
+
+@dataclass
+class SearchResult:
+    hits: list[Hit]
+    sources: list[SourceHits]
+    parents: dict[str, str]
+    keyword_error: str | None = None
+    notice: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class NeighborChunk:
+    chunk_index: int
+    text: str
+    parent_id: str
+    pages: str | None = None
+    is_target: bool = False
+
+
+class MiniragIndex:
+    """An index at ``settings.DB_PATH`` searched with ``settings.MODEL_NAME``."""
+
+    def __init__(self, settings: IndexSettings, embedder: Embedder | None = None):
+        if settings.DB_PATH is None:
+            raise ValueError("DB_PATH is required to open an index")
+        self.settings = settings
+        self.embedder = embedder or Embedder(settings.MODEL_NAME, settings.CACHE_DIR)
+        self.store = Store(Path(settings.DB_PATH))
+        self._write_lock = threading.Lock()
+
+    @classmethod
+    def open(cls, settings: IndexSettings) -> MiniragIndex:
+        return cls(settings)
+
+    # -- writing ---------------------------------------------------------------------------
+    def add_source(self, doc: SourceDoc, chunks: Sequence[ChunkInput]) -> int:
+        """Embed ``chunks`` and make them the whole content of ``doc.source`` (one commit)."""
+        vectors = self.embedder.embed_passages([c.text for c in chunks])
+        return self.store_embedded(doc, chunks, vectors)
+
+    def store_embedded(
+        self, doc: SourceDoc, chunks: Sequence[ChunkInput], vectors: Sequence[Any]
+    ) -> int:
+        self.store.check_dim(self.embedder.dim)
+        return self.store.replace_source(doc, chunks, vectors)
+
+    def delete_source(self, source: str) -> int:
+        return self.store.delete_source(source)
+
+    def refresh(self) -> None:
+        """Bring keyword indexes up to date after writes and drop old table versions."""
+        self.store.optimize()
+
+    # -- searching -------------------------------------------------------------------------
+    def search(
+        self, query: str, top_k: int = DEFAULT_TOP_K, scope: str | None = None
+    ) -> SearchResult:
+        top_k = clamp_top_k(top_k)
+        if not query.strip():
+            raise ValueError("query must not be empty")
+        if self.store.count_rows() == 0:
+            return SearchResult(
+                [], [], {}, notice="The index is empty: nothing has been synced yet."
+            )
+        where = scope_filter_sql(scope)
+        if where and self.store.count_rows(where) == 0:
+            notice = f"Nothing is indexed under the scope {scope!r}."
+            return SearchResult([], [], {}, notice=notice)
+        weight = self.settings.RAG_HYBRID_WEIGHT
+        n = candidate_count(top_k)
+        keyword_rows: list[dict] = []
+        keyword_error = None
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            future = pool.submit(self.store.keyword_search, query, n, where) if weight > 0 else None
+            vector_rows = (
+                self.store.vector_search(self.embedder.embed_query(query), n, where)
+                if weight < 1
+                else []
+            )
+            if future is not None:
+                try:
+                    keyword_rows = future.result()
+                except Exception as exc:  # reported, never swallowed
+                    keyword_error = f"keyword search failed: {exc}"
+        hits = self._fuse(vector_rows, keyword_rows, weight)
+        hits = self._apply_tuning(hits)[:top_k]
+        return SearchResult(
+            hits=hits,
+            sources=_sources_in_rank_order(hits),
+            parents=self.sections([h.parent_id for h in hits]),
+            keyword_error=keyword_error,
+        )
+
+    def _fuse(self, vector_rows: list[dict], keyword_rows: list[dict], weight: float) -> list[Hit]:
+        def key(row: dict) -> tuple[str, int]:
+            return (row["source"], row["chunk_index"])
+
+        rows = {key(r): r for r in keyword_rows}
+        rows.update({key(r): r for r in vector_rows})
+        distance = {key(r): r["_distance"] for r in vector_rows}
+        fused = rrf_fuse([key(r) for r in vector_rows], [key(r) for r in keyword_rows], weight)
+        return [
+            Hit(
+                text=rows[f.key]["text"],
+                source=rows[f.key]["source"],
+                title=rows[f.key]["title"],
+                chunk_index=rows[f.key]["chunk_index"],
+                score=f.score,
+                distance=distance.get(f.key),
+                parent_id=rows[f.key]["parent_id"],
+                pages=rows[f.key]["pages"],
+            )
+            for f in fused
+        ]
+
+    def _apply_tuning(self, hits: list[Hit]) -> list[Hit]:
+        s = self.settings
+        if s.RAG_MAX_DISTANCE is not None:
+            keep = within_distance([h.distance for h in hits], s.RAG_MAX_DISTANCE)
+            hits = [h for h, k in zip(hits, keep, strict=True) if k]
+        if s.RAG_GROUPING is not None:
+            keep = group_cut([h.distance for h in hits], s.RAG_GROUPING)
+            hits = [h for h, k in zip(hits, keep, strict=True) if k]
+        if s.RAG_MAX_FILES is not None:
+            keep = first_sources([h.source for h in hits], s.RAG_MAX_FILES)
+            hits = [h for h, k in zip(hits, keep, strict=True) if k]
+        return hits
+
+    # -- reading back ----------------------------------------------------------------------
+    def sections(self, parent_ids: Sequence[str]) -> dict[str, str]:
+        """The text of each named section (parentId → section), rebuilt from its chunks."""
+        wanted = list(dict.fromkeys(parent_ids))
+        if not wanted:
+            return {}
+        where = "parent_id IN (" + ", ".join(sql_string(p) for p in wanted) + ")"
+        by_parent: dict[str, list[StoredChunk]] = {}
+        for chunk in self.store.chunks(where):
+            by_parent.setdefault(chunk.parent_id, []).append(chunk)
+        return {pid: rebuild_section(by_parent[pid]) for pid in wanted if pid in by_parent}
+
+    def source_chunks(self, source: str) -> list[StoredChunk]:
+        return self.store.chunks(f"source = {sql_string(source)}")
+
+    def read_document(self, source: str) -> str | None:
+        """The whole document rebuilt from its chunks, or None if the source is not indexed."""
+        chunks = self.source_chunks(source)
+        return rebuild_document(chunks) if chunks else None
+
+    def neighbors(
+        self, source: str, chunk_index: int, before: int = 1, after: int = 1
+    ) -> list[NeighborChunk] | None:
+        """The chunks around ``chunk_index`` (inclusive), or None if the source is unknown."""
+        if before < 0 or after < 0:
+            raise ValueError("before and after must not be negative")
+        low, high = chunk_index - before, chunk_index + after
+        where = f"source = {sql_string(source)} AND chunk_index >= {low} AND chunk_index <= {high}"
+        chunks = self.store.chunks(where)
+        if not chunks and not self.store.count_rows(f"source = {sql_string(source)}"):
+            return None
+        return [
+            NeighborChunk(c.chunk_index, c.text, c.parent_id, c.pages, c.chunk_index == chunk_index)
+            for c in chunks
+        ]
+
+    def sources(self, scope: str | None = None) -> dict[str, SourceInfo]:
+        infos = self.store.sources(scope_filter_sql(scope))
+        return {s: i for s, i in infos.items() if in_scope(s, scope)}
+
+    def stale_chunk_count(self, current_scheme: int) -> int:
+        return self.store.count_rows(f"scheme < {int(current_scheme)}")
+
+
+def _sources_in_rank_order(hits: list[Hit]) -> list[SourceHits]:
+    order: dict[str, SourceHits] = {}
+    for hit in hits:
+        current = order.get(hit.source)
+        order[hit.source] = SourceHits(hit.source, hit.title, (current.hits if current else 0) + 1)
+    return list(order.values())

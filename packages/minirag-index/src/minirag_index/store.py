@@ -1,0 +1,506 @@
+"""The LanceDB store: one ``chunks`` table, replaced per source in one commit.
+
+Every row is one chunk and carries its source's metadata (hash, size, mtime, title, scheme,
+labels, date…), so replacing a source is a single ``merge_insert``: a reader sees the old set
+or the new one, never a mix or a gap, and two writers replacing the same source leave one copy.
+The look-alike signature of a source is stored on its chunk 0 only.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import time
+import warnings
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import timedelta
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
+
+from minirag_index.scope import sql_string
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+log = logging.getLogger(__name__)
+
+TABLE = "chunks"
+SourceType = Literal["file", "data", "url"]
+# Old table versions are removed after this long: long enough for a reader that started on one
+# to finish, short enough that the folder does not grow without bound.
+VERSION_RETENTION = timedelta(minutes=2)
+_COMMIT_ATTEMPTS = 8
+
+T = TypeVar("T")
+
+
+class IndexMismatchError(RuntimeError):
+    """The index was built with a model of another vector width."""
+
+
+@dataclass(frozen=True)
+class ChunkInput:
+    """One chunk as the chunker produced it (see :mod:`minirag_index.reconstruct`)."""
+
+    text: str
+    context_chars: int = 0
+    joiner: str = ""
+    section: int = 0
+    pages: str | None = None
+
+
+@dataclass(frozen=True)
+class SourceDoc:
+    """What the index keeps about one source besides its chunks."""
+
+    source: str
+    source_type: SourceType = "file"
+    title: str = ""
+    content_hash: str = ""
+    size: int = 0
+    mtime: float = 0.0
+    scheme: int = 0
+    ocr_engine: str = ""
+    doc_date: str | None = None
+    date_source: str | None = None
+    labels: str | None = None
+    signature: bytes | None = None
+
+
+@dataclass(frozen=True)
+class SourceInfo(SourceDoc):
+    chunk_count: int = 0
+    ingested_at: float = 0.0
+    paged: bool = False
+
+
+@dataclass(frozen=True)
+class StoredChunk:
+    source: str
+    title: str
+    chunk_index: int
+    section: int
+    parent_id: str
+    text: str
+    context_chars: int
+    joiner: str
+    pages: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def parent_id_for(source: str, section: int) -> str:
+    """A short stable id naming one section of one source."""
+    import hashlib
+
+    digest = hashlib.blake2b(source.encode("utf-8"), digest_size=6).hexdigest()
+    return f"{digest}-{section}"
+
+
+def _row_id(source: str, chunk_index: int) -> str:
+    return f"{source}\x1f{chunk_index}"
+
+
+def schema(dim: int) -> pa.Schema:
+    import pyarrow as pa
+
+    return pa.schema(
+        [
+            ("id", pa.string()),
+            ("source", pa.string()),
+            ("source_type", pa.string()),
+            ("title", pa.string()),
+            ("chunk_index", pa.int32()),
+            ("section", pa.int32()),
+            ("parent_id", pa.string()),
+            ("text", pa.string()),
+            ("context_chars", pa.int32()),
+            ("joiner", pa.string()),
+            ("vector", pa.list_(pa.float32(), dim)),
+            ("content_hash", pa.string()),
+            ("size", pa.int64()),
+            ("mtime", pa.float64()),
+            ("ingested_at", pa.float64()),
+            ("scheme", pa.int32()),
+            ("ocr_engine", pa.string()),
+            ("pages", pa.string()),
+            ("doc_date", pa.string()),
+            ("date_source", pa.string()),
+            ("labels", pa.string()),
+            ("signature", pa.binary()),
+        ]
+    )
+
+
+_META_COLUMNS = [
+    "source",
+    "source_type",
+    "title",
+    "content_hash",
+    "size",
+    "mtime",
+    "scheme",
+    "ocr_engine",
+    "doc_date",
+    "date_source",
+    "labels",
+    "signature",
+    "ingested_at",
+    "chunk_index",
+    "pages",
+]
+_CHUNK_COLUMNS = [
+    "source",
+    "title",
+    "chunk_index",
+    "section",
+    "parent_id",
+    "text",
+    "context_chars",
+    "joiner",
+    "pages",
+]
+
+
+def _is_conflict(exc: Exception) -> bool:
+    text = str(exc).lower()
+    return any(word in text for word in ("conflict", "retryable", "concurrent", "commit"))
+
+
+def _retry(action: Callable[[], T]) -> T:
+    """Run a commit, retrying on optimistic-concurrency conflicts with jittered backoff."""
+    for attempt in range(_COMMIT_ATTEMPTS):
+        try:
+            return action()
+        except Exception as exc:
+            if attempt == _COMMIT_ATTEMPTS - 1 or not _is_conflict(exc):
+                raise
+            time.sleep(random.uniform(0.01, 0.05) * (2**attempt))
+    raise AssertionError("unreachable")
+
+
+class Store:
+    """Opens (or creates) the chunks table under ``db_path`` on first use."""
+
+    def __init__(self, db_path: Path):
+        self.db_path = Path(db_path)
+        self._db: Any = None
+        self._table: Any = None
+        self.warnings: list[str] = []
+
+    # -- opening ---------------------------------------------------------------------------
+    def _connect(self) -> Any:
+        if self._db is None:
+            import lancedb
+
+            self.db_path.mkdir(parents=True, exist_ok=True)
+            self._db = lancedb.connect(self.db_path, read_consistency_interval=timedelta(0))
+        return self._db
+
+    def exists(self) -> bool:
+        if self._table is not None:
+            return True
+        if not self.db_path.is_dir():
+            return False
+        try:
+            return TABLE in self._connect().list_tables().tables
+        except Exception:
+            return False
+
+    def table(self) -> Any | None:
+        """The table, or None when nothing was ever indexed here."""
+        if self._table is None and self.exists():
+            self._table = self._connect().open_table(TABLE)
+            self._ensure_text_indexes()
+        return self._table
+
+    def table_for_writing(self, dim: int) -> Any:
+        table = self.table()
+        if table is None:
+            try:
+                table = self._connect().create_table(TABLE, schema=schema(dim))
+            except Exception:  # another writer created it first
+                table = self._connect().open_table(TABLE)
+            self._table = table
+            self._ensure_text_indexes()
+        self.check_dim(dim)
+        return table
+
+    def vector_dim(self) -> int | None:
+        table = self.table()
+        if table is None:
+            return None
+        return table.schema.field("vector").type.list_size
+
+    def check_dim(self, dim: int) -> None:
+        stored = self.vector_dim()
+        if stored is not None and stored != dim:
+            raise IndexMismatchError(
+                f"The index at {self.db_path} holds {stored}-dimensional vectors but the "
+                f"embedding model makes {dim}-dimensional ones; vectors of different models "
+                "cannot be compared. Point DB_PATH at another folder, or delete this index and "
+                "re-ingest."
+            )
+
+    def _ensure_text_indexes(self) -> None:
+        """Build the keyword indexes on text and title if missing (an older index gains them).
+
+        Best-effort: a read-only folder or a racing writer leaves the index as it was, with a
+        warning, and search still works (without the missing column).
+        """
+
+        try:
+            present = {tuple(ix.columns) for ix in self._table.list_indices()}
+        except Exception as exc:
+            self.warnings.append(f"could not list the index's keyword indexes: {exc}")
+            return
+        for column in ("text", "title"):
+            if (column,) in present:
+                continue
+            try:
+                self._table.create_index(column, config=fts_config())
+            except Exception as exc:
+                message = f"keyword index on {column!r} could not be built: {exc}"
+                log.warning(message)
+                self.warnings.append(message)
+
+    def keyword_columns(self) -> list[str]:
+        table = self.table()
+        if table is None:
+            return []
+        present = {c for ix in table.list_indices() for c in ix.columns}
+        return [c for c in ("text", "title") if c in present]
+
+    # -- writing ---------------------------------------------------------------------------
+    def replace_source(
+        self,
+        doc: SourceDoc,
+        chunks: Sequence[ChunkInput],
+        vectors: Sequence[Sequence[float]],
+        *,
+        replaces: Iterable[str] = (),
+    ) -> int:
+        """Store ``doc`` with exactly these chunks, in one commit.
+
+        Rows of ``doc.source`` (and of every source in ``replaces``, used for moves) that are not
+        among the new chunks are deleted by the same commit.
+        """
+        if len(chunks) != len(vectors):
+            raise ValueError("one vector per chunk is needed")
+        if not chunks:
+            raise ValueError(f"{doc.source}: a source needs at least one chunk")
+        table = self.table_for_writing(len(vectors[0]))
+        now = time.time()
+        rows = [
+            {
+                "id": _row_id(doc.source, i),
+                "source": doc.source,
+                "source_type": doc.source_type,
+                "title": doc.title,
+                "chunk_index": i,
+                "section": chunk.section,
+                "parent_id": parent_id_for(doc.source, chunk.section),
+                "text": chunk.text,
+                "context_chars": chunk.context_chars,
+                "joiner": chunk.joiner,
+                "vector": [float(x) for x in vector],
+                "content_hash": doc.content_hash,
+                "size": doc.size,
+                "mtime": doc.mtime,
+                "ingested_at": now,
+                "scheme": doc.scheme,
+                "ocr_engine": doc.ocr_engine,
+                "pages": chunk.pages,
+                "doc_date": doc.doc_date,
+                "date_source": doc.date_source,
+                "labels": doc.labels,
+                "signature": doc.signature if i == 0 else None,
+            }
+            for i, (chunk, vector) in enumerate(zip(chunks, vectors, strict=True))
+        ]
+        owners = " OR ".join(f"source = {sql_string(s)}" for s in {doc.source, *replaces})
+        import pyarrow as pa
+
+        data = pa.Table.from_pylist(rows, schema=table.schema)
+        _retry(
+            lambda: (
+                table.merge_insert("id")
+                .when_matched_update_all()
+                .when_not_matched_insert_all()
+                .when_not_matched_by_source_delete(owners)
+                .execute(data)
+            )
+        )
+        return len(rows)
+
+    def move_source(self, old: str, new: SourceDoc) -> int:
+        """Give ``old``'s chunks (vectors included) to ``new.source`` in one commit."""
+        stored = self.rows(f"source = {sql_string(old)}", columns=None)
+        if not stored:
+            return 0
+        stored.sort(key=lambda r: r["chunk_index"])
+        chunks = [
+            ChunkInput(r["text"], r["context_chars"], r["joiner"], r["section"], r["pages"])
+            for r in stored
+        ]
+        first = stored[0]
+        moved = SourceDoc(
+            source=new.source,
+            source_type=new.source_type,
+            title=new.title or first["title"],
+            content_hash=new.content_hash or first["content_hash"],
+            size=new.size or first["size"],
+            mtime=new.mtime or first["mtime"],
+            scheme=first["scheme"],
+            ocr_engine=first["ocr_engine"],
+            doc_date=new.doc_date if new.doc_date is not None else first["doc_date"],
+            date_source=new.date_source if new.doc_date is not None else first["date_source"],
+            labels=new.labels if new.labels is not None else first["labels"],
+            signature=first["signature"],
+        )
+        return self.replace_source(moved, chunks, [r["vector"] for r in stored], replaces=[old])
+
+    def update_source_fields(self, source: str, values: dict[str, Any]) -> None:
+        """Rewrite metadata columns (labels, date, signature…) without touching vectors."""
+        table = self.table()
+        if table is None:
+            return
+        sql = {k: _sql_literal(v) for k, v in values.items()}
+        where = f"source = {sql_string(source)}"
+        if "signature" in values:
+            where += " AND chunk_index = 0"
+        _retry(lambda: table.update(where=where, values_sql=sql))
+
+    def delete_source(self, source: str) -> int:
+        table = self.table()
+        if table is None:
+            return 0
+        where = f"source = {sql_string(source)}"
+        count = table.count_rows(where)
+        if count:
+            _retry(lambda: table.delete(where))
+        return count
+
+    def optimize(self) -> None:
+        """Fold new rows into the keyword indexes, compact, and drop old versions."""
+        table = self.table()
+        if table is None:
+            return
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                _retry(lambda: table.optimize(cleanup_older_than=VERSION_RETENTION))
+            except Exception as exc:  # a racing writer: the next optimize catches up
+                log.warning("index optimisation skipped: %s", exc)
+
+    # -- reading ---------------------------------------------------------------------------
+    def count_rows(self, where: str | None = None) -> int:
+        table = self.table()
+        return 0 if table is None else table.count_rows(where)
+
+    def rows(self, where: str | None, columns: list[str] | None) -> list[dict[str, Any]]:
+        table = self.table()
+        if table is None:
+            return []
+        query = table.search()
+        if where:
+            query = query.where(where)
+        if columns is not None:
+            query = query.select(columns)
+        return query.limit(None).to_arrow().to_pylist()
+
+    def column_table(self, columns: list[str], where: str | None = None) -> pa.Table | None:
+        table = self.table()
+        if table is None:
+            return None
+        query = table.search().select(columns)
+        if where:
+            query = query.where(where)
+        return query.limit(None).to_arrow()
+
+    def sources(self, where: str | None = None) -> dict[str, SourceInfo]:
+        """Every source with its metadata and chunk count."""
+        data = self.column_table(_META_COLUMNS, where)
+        if data is None:
+            return {}
+        cols = {name: data.column(name).to_pylist() for name in _META_COLUMNS}
+        counts: dict[str, int] = {}
+        paged: dict[str, bool] = {}
+        first: dict[str, int] = {}
+        for i, (source, index) in enumerate(zip(cols["source"], cols["chunk_index"], strict=True)):
+            counts[source] = counts.get(source, 0) + 1
+            paged[source] = paged.get(source, False) or cols["pages"][i] is not None
+            if index == 0 or source not in first:
+                first[source] = i
+        result = {}
+        for source, i in first.items():
+            result[source] = SourceInfo(
+                source=source,
+                source_type=cols["source_type"][i],
+                title=cols["title"][i],
+                content_hash=cols["content_hash"][i],
+                size=cols["size"][i],
+                mtime=cols["mtime"][i],
+                scheme=cols["scheme"][i],
+                ocr_engine=cols["ocr_engine"][i] or "",
+                doc_date=cols["doc_date"][i],
+                date_source=cols["date_source"][i],
+                labels=cols["labels"][i],
+                signature=cols["signature"][i],
+                chunk_count=counts[source],
+                ingested_at=cols["ingested_at"][i],
+                paged=paged[source],
+            )
+        return result
+
+    def chunks(self, where: str) -> list[StoredChunk]:
+        rows = self.rows(where, _CHUNK_COLUMNS)
+        rows.sort(key=lambda r: (r["source"], r["chunk_index"]))
+        return [StoredChunk(**r) for r in rows]
+
+    def vector_search(self, vector: Sequence[float], limit: int, where: str | None) -> list[dict]:
+        table = self.table()
+        if table is None:
+            return []
+        query = table.search(list(vector), vector_column_name="vector")
+        if where:
+            query = query.where(where, prefilter=True)
+        return query.select([*_CHUNK_COLUMNS, "_distance"]).limit(limit).to_arrow().to_pylist()
+
+    def keyword_search(self, text: str, limit: int, where: str | None) -> list[dict]:
+        from lancedb.query import MultiMatchQuery
+
+        table = self.table()
+        columns = self.keyword_columns()
+        if table is None or not columns or not text.strip():
+            return []
+        query = table.search(MultiMatchQuery(text, columns), query_type="fts")
+        if where:
+            query = query.where(where, prefilter=True)
+        return query.select([*_CHUNK_COLUMNS, "_score"]).limit(limit).to_arrow().to_pylist()
+
+
+def fts_config() -> Any:
+    """Keyword index settings shared by the text and title columns."""
+    from lancedb.index import FTS
+
+    return FTS(
+        base_tokenizer="simple",
+        lower_case=True,
+        stem=False,
+        remove_stop_words=False,
+        ascii_folding=False,
+        max_token_length=64,
+    )
+
+
+def _sql_literal(value: Any) -> str:
+    if value is None:
+        return "NULL"
+    if isinstance(value, bytes):
+        return "X'" + value.hex() + "'"
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    if isinstance(value, int | float):
+        return repr(value)
+    return sql_string(str(value))

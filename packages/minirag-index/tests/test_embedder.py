@@ -1,0 +1,50 @@
+"""Model loading: local folders, clear failures without a retry loop, the token counter."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from minirag_index import Embedder, ModelLoadError
+
+
+@pytest.fixture(autouse=True)
+def _fastembed_imported():
+    import fastembed  # noqa: F401  (imported once so timings measure loading, not importing)
+
+
+def test_local_folder_embeds_with_the_model_width(embedder):
+    vector = embedder.embed_query("hello world")
+    assert vector.shape == (384,)
+    assert embedder.dim == 384
+
+
+def test_token_counter_does_not_truncate(embedder):
+    count = embedder.token_counter()
+    assert count("word " * 900) > 900  # fastembed's own tokenizer stops at the model's limit
+    assert count("hello") == 3  # [CLS] hello [SEP]
+
+
+def test_missing_folder_fails_fast_naming_cache_dir(tmp_path):
+    started = time.monotonic()
+    with pytest.raises(ModelLoadError) as info:
+        Embedder(str(tmp_path / "no-such-model"), tmp_path / "cache").embed_query("x")
+    assert time.monotonic() - started < 2
+    assert "could not be loaded" in str(info.value)
+    assert "CACHE_DIR" in str(info.value)
+
+
+def test_unknown_model_offline_fails_fast(tmp_path, monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    for name in ("acme/no-such-model", "BAAI/bge-small-en-v1.5"):
+        started = time.monotonic()
+        with pytest.raises(ModelLoadError, match="could not be loaded"):
+            Embedder(name, tmp_path / "empty-cache").embed_query("x")
+        assert time.monotonic() - started < 2, name
+
+
+def test_folder_missing_files_names_them(tmp_path):
+    (tmp_path / "m").mkdir()
+    (tmp_path / "m" / "model.onnx").write_bytes(b"")
+    with pytest.raises(ModelLoadError, match=r"tokenizer\.json"):
+        Embedder(str(tmp_path / "m"), tmp_path / "cache").embed_query("x")

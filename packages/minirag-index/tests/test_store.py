@@ -1,0 +1,132 @@
+"""Storage rules: one-commit replacement, keyword indexes kept current, old versions cleaned."""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+from minirag_index import ChunkInput, IndexMismatchError, MiniragIndex, SourceDoc
+from minirag_index.store import Store
+
+
+def vectors(n: int, dim: int = 384) -> list[np.ndarray]:
+    rng = np.random.default_rng(n)
+    return [rng.random(dim, dtype=np.float32) for _ in range(n)]
+
+
+def chunks(n: int, tag: str) -> list[ChunkInput]:
+    return [ChunkInput(f"{tag} chunk {i}", joiner="\n\n" if i else "") for i in range(n)]
+
+
+def test_replacing_a_source_is_one_commit_for_a_concurrent_reader(tmp_path):
+    writer = Store(tmp_path / "db")
+    writer.replace_source(SourceDoc("/d/a.md"), chunks(3, "v0"), vectors(3))
+    seen: list[int] = []
+    done = threading.Event()
+
+    def read() -> None:
+        reader = Store(tmp_path / "db")  # its own connection, like another process
+        while not done.is_set():
+            seen.append(reader.count_rows("source = '/d/a.md'"))
+
+    thread = threading.Thread(target=read)
+    thread.start()
+    try:
+        for i in range(50):
+            n = 3 if i % 2 else 5
+            writer.replace_source(SourceDoc("/d/a.md"), chunks(n, f"v{i}"), vectors(n))
+    finally:
+        done.set()
+        thread.join()
+    assert len(seen) > 10
+    assert set(seen) <= {3, 5}, f"a reader saw {sorted(set(seen) - {3, 5})} chunks"
+
+
+def test_two_writers_replacing_one_source_leave_one_copy(tmp_path):
+    errors = []
+
+    def write(tag: str) -> None:
+        store = Store(tmp_path / "db")
+        try:
+            for i in range(10):
+                store.replace_source(SourceDoc("/d/a.md"), chunks(4, f"{tag}{i}"), vectors(4))
+        except Exception as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    Store(tmp_path / "db").replace_source(SourceDoc("/d/a.md"), chunks(4, "x"), vectors(4))
+    threads = [threading.Thread(target=write, args=(t,)) for t in "ab"]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert Store(tmp_path / "db").count_rows("source = '/d/a.md'") == 4
+
+
+def test_row_added_after_the_keyword_index_was_built_is_found(make_index):
+    index = make_index(RAG_HYBRID_WEIGHT=1.0)
+    index.add_source(SourceDoc("/d/first.md"), [ChunkInput("the first document")])
+    index.refresh()
+    index.add_source(SourceDoc("/d/late.md"), [ChunkInput("zebracorn appears late")])
+    assert [h.source for h in index.search("zebracorn").hits] == ["/d/late.md"]
+    index.refresh()
+    table = index.store.table()
+    for ix in table.list_indices():
+        assert table.index_stats(ix.name).num_unindexed_rows == 0
+    assert [h.source for h in index.search("zebracorn").hits] == ["/d/late.md"]
+
+
+def test_titles_are_keyword_searchable(make_index):
+    index = make_index(RAG_HYBRID_WEIGHT=1.0)
+    index.add_source(SourceDoc("/d/x.md", title="SPEC-112 Warehouse stock"), [ChunkInput("body")])
+    index.add_source(SourceDoc("/d/y.md", title="Other"), [ChunkInput("warehouse-free body")])
+    index.refresh()
+    assert index.search("SPEC-112").hits[0].source == "/d/x.md"
+
+
+def test_old_versions_are_cleaned(tmp_path, monkeypatch):
+    from datetime import timedelta
+
+    import minirag_index.store as store_module
+
+    monkeypatch.setattr(store_module, "VERSION_RETENTION", timedelta(0))
+    store = Store(tmp_path / "db")
+    for i in range(20):
+        store.replace_source(SourceDoc("/d/a.md"), chunks(3, f"v{i}"), vectors(3))
+    store.optimize()
+    versions = store.table().list_versions()
+    assert len(versions) <= 3
+
+
+def test_vector_width_mismatch_is_refused(tmp_path, make_index):
+    Store(tmp_path / "db").replace_source(SourceDoc("/d/a.md"), chunks(1, "x"), vectors(1, dim=8))
+    index: MiniragIndex = make_index(DB_PATH=tmp_path / "db")
+    with pytest.raises(IndexMismatchError, match="DB_PATH"):
+        index.add_source(SourceDoc("/d/b.md"), chunks(1, "y"))
+
+
+def test_move_keeps_vectors_and_replaces_in_one_commit(tmp_path):
+    store = Store(tmp_path / "db")
+    original = vectors(2)
+    store.replace_source(
+        SourceDoc("/d/a.md", title="A", content_hash="h"), chunks(2, "a"), original
+    )
+    store.move_source("/d/a.md", SourceDoc("/e/a.md"))
+    assert store.count_rows("source = '/d/a.md'") == 0
+    moved = store.rows("source = '/e/a.md'", ["vector", "title", "content_hash", "chunk_index"])
+    moved.sort(key=lambda r: r["chunk_index"])
+    assert [r["title"] for r in moved] == ["A", "A"]
+    assert np.allclose(moved[0]["vector"], original[0])
+
+
+def test_queries_print_no_warnings(make_index, capfd):
+    index = make_index()
+    index.add_source(SourceDoc("/d/a.md"), [ChunkInput("alpha beta")])
+    index.refresh()
+    capfd.readouterr()
+    index.search("alpha", scope="/d")
+    index.read_document("/d/a.md")
+    index.neighbors("/d/a.md", 0)
+    index.sources()
+    assert "WARN" not in capfd.readouterr().err

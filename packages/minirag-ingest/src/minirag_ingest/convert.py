@@ -1,0 +1,310 @@
+"""Turn a supported file (or handed-in content) into Markdown.
+
+Everything except WebVTT goes through markitdown; transcripts use our own reader in
+:mod:`minirag_ingest.vtt`. markitdown and pdfminer are imported only when a file is actually
+converted, because importing them costs noticeable start-up time.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+SUPPORTED_EXTENSIONS: frozenset[str] = frozenset(
+    {
+        ".md",
+        ".markdown",
+        ".txt",
+        ".pdf",
+        ".docx",
+        ".pptx",
+        ".xlsx",
+        ".html",
+        ".htm",
+        ".csv",
+        ".epub",
+        ".ipynb",
+        ".vtt",
+    }
+)
+
+# Formats whose converter reports a title taken from document metadata rather than the body.
+_METADATA_TITLE_KINDS = frozenset({"html", "htm", "epub"})
+
+OCR_INSTALL_COMMAND = "uv tool install 'minirag-mcp[ocr]'"
+
+ContentFormat = Literal["text", "markdown", "html"]
+
+
+class ConversionError(Exception):
+    """A file could not be turned into Markdown; ``str()`` is a one-line reason naming it."""
+
+    def __init__(self, path: str | os.PathLike[str] | None, reason: str) -> None:
+        self.path = None if path is None else str(path)
+        self.reason = _one_line(reason)
+        super().__init__(self.path, self.reason)
+
+    def __str__(self) -> str:
+        if self.path is None:
+            return self.reason
+        return f"{Path(self.path).name}: {self.reason}"
+
+
+@dataclass(frozen=True)
+class Converted:
+    """The Markdown of one document plus what the converter knew about it."""
+
+    markdown: str
+    metadata_title: str | None
+    pages: list[str] | None
+    kind: str
+
+
+def convert_file(path: Path, *, max_file_size: int, ocr: object | None = None) -> Converted:
+    """Convert one file on disk, refusing oversized files before reading them.
+
+    ``ocr`` is reserved for the optional OCR plug-in (the ``[ocr]`` extra); it is accepted
+    but not used yet, so a scanned PDF fails with the install hint either way.
+    """
+    path = Path(path)
+    kind = path.suffix.lower().lstrip(".")
+    if f".{kind}" not in SUPPORTED_EXTENSIONS:
+        raise ConversionError(path, f"unsupported file type {path.suffix or '(none)'!r}")
+    _check_size(path, max_file_size)
+    if kind == "vtt":
+        return _convert_vtt(path)
+    result = _run_markitdown(path, kind)
+    markdown = strip_inline_images(_tidy(result.text_content or ""))
+    pages = None
+    if kind == "pdf":
+        if not markdown.strip():
+            # Hook for the OCR plug-in: once its interface exists, a plug-in passed as `ocr`
+            # recognises the scanned pages here instead of this error being raised.
+            raise ConversionError(path, _scan_reason())
+        pages = _pdf_page_texts(path)
+    title = _clean_title(result.title) if kind in _METADATA_TITLE_KINDS else None
+    if kind == "ipynb":
+        title = _notebook_metadata_title(path)
+    return Converted(markdown=markdown, metadata_title=title, pages=pages, kind=kind)
+
+
+def convert_content(content: str, fmt: ContentFormat) -> Converted:
+    """Convert content handed in directly (no file): text and Markdown pass through."""
+    if fmt == "text":
+        return Converted(markdown=content, metadata_title=None, pages=None, kind="text")
+    if fmt == "markdown":
+        markdown = strip_inline_images(content)
+        return Converted(markdown=markdown, metadata_title=None, pages=None, kind="markdown")
+    if fmt != "html":
+        raise ConversionError(None, f"unknown content format {fmt!r} (use text, markdown or html)")
+    from markitdown import StreamInfo
+
+    stream = io.BytesIO(content.encode("utf-8"))
+    info = StreamInfo(extension=".html", mimetype="text/html", charset="utf-8")
+    try:
+        result = _markitdown().convert_stream(stream, stream_info=info)
+    except Exception as exc:
+        raise ConversionError(
+            None, f"HTML content could not be converted: {_describe(exc)}"
+        ) from exc
+    markdown = strip_inline_images(_tidy(result.text_content or ""))
+    return Converted(
+        markdown=markdown, metadata_title=_clean_title(result.title), pages=None, kind="html"
+    )
+
+
+# --- inline images -------------------------------------------------------------------------
+
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_DATA_IMAGE = re.compile(
+    r"!\[((?:[^\]\\\n]|\\.)*)\]\(\s*data:[^)\s]*(?:\s+\"[^\"\n]*\")?\s*\)", re.I
+)
+
+
+def strip_inline_images(markdown: str) -> str:
+    """Replace ``![alt](data:...)`` pictures with their alt text, outside fenced code only.
+
+    Embedded pictures carry no searchable text; links to a path or URL are left as written.
+    """
+    out: list[str] = []
+    fence: str | None = None
+    for line in markdown.splitlines(keepends=True):
+        match = _FENCE.match(line)
+        if fence is None:
+            if match:
+                fence = match.group(1)
+            else:
+                line = _DATA_IMAGE.sub(_alt_text, line)
+        elif _closes(match, fence, line):
+            fence = None
+        out.append(line)
+    return "".join(out)
+
+
+def _closes(match: re.Match[str] | None, fence: str, line: str) -> bool:
+    """A closing fence: the same character, at least as long, nothing after it."""
+    if match is None or match.group(1)[0] != fence[0] or len(match.group(1)) < len(fence):
+        return False
+    return not line.strip()[len(match.group(1)) :].strip()
+
+
+def _alt_text(match: re.Match[str]) -> str:
+    return match.group(1).strip()
+
+
+# --- helpers ---------------------------------------------------------------------------------
+
+_MARKITDOWN: Any = None
+_MARKITDOWN_LOCK = threading.Lock()
+
+
+def _markitdown() -> Any:
+    """The one shared MarkItDown instance, built on first use (plug-ins off)."""
+    global _MARKITDOWN
+    with _MARKITDOWN_LOCK:
+        if _MARKITDOWN is None:
+            from markitdown import MarkItDown
+
+            _MARKITDOWN = MarkItDown(enable_plugins=False)
+        return _MARKITDOWN
+
+
+def _check_size(path: Path, max_file_size: int) -> None:
+    try:
+        size = os.stat(path).st_size
+    except OSError as exc:
+        raise ConversionError(path, f"cannot read file: {exc.strerror or exc}") from exc
+    if size > max_file_size:
+        raise ConversionError(
+            path,
+            f"file too large: {size} bytes exceeds MAX_FILE_SIZE={max_file_size} bytes; "
+            "raise MAX_FILE_SIZE to index it",
+        )
+
+
+def _run_markitdown(path: Path, kind: str) -> Any:
+    """Convert with markitdown; binary formats go straight to their own converter.
+
+    markitdown's own dispatch falls back to other converters when the right one fails, so a
+    corrupt .docx or .pdf would come back as its raw bytes read as text (or as a listing of
+    the zip). Calling the format's converter directly makes such a file fail instead.
+    """
+    from markitdown import StreamInfo
+
+    info = StreamInfo(extension=f".{kind}", filename=path.name, local_path=str(path))
+    try:
+        with open(path, "rb") as stream:
+            converter = _binary_converter(kind)
+            if converter is None:
+                return _markitdown().convert_stream(stream, stream_info=info)
+            return converter.convert(stream, info)
+    except OSError as exc:
+        raise ConversionError(path, f"cannot read file: {exc.strerror or exc}") from exc
+    except Exception as exc:
+        raise ConversionError(path, f"conversion failed: {_describe(exc)}") from exc
+
+
+_BINARY_CONVERTER_NAMES = {
+    "docx": "DocxConverter",
+    "pptx": "PptxConverter",
+    "xlsx": "XlsxConverter",
+    "pdf": "PdfConverter",
+    "epub": "EpubConverter",
+}
+_BINARY_CONVERTERS: dict[str, Any] = {}
+
+
+def _binary_converter(kind: str) -> Any:
+    name = _BINARY_CONVERTER_NAMES.get(kind)
+    if name is None:
+        return None
+    with _MARKITDOWN_LOCK:
+        if kind not in _BINARY_CONVERTERS:
+            from markitdown import converters
+
+            _BINARY_CONVERTERS[kind] = getattr(converters, name)()
+        return _BINARY_CONVERTERS[kind]
+
+
+def _convert_vtt(path: Path) -> Converted:
+    from minirag_ingest.vtt import vtt_to_markdown
+
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise ConversionError(path, f"cannot read file: {exc.strerror or exc}") from exc
+    markdown = vtt_to_markdown(data, source=path)
+    return Converted(markdown=markdown, metadata_title=None, pages=None, kind="vtt")
+
+
+def _pdf_page_texts(path: Path) -> list[str]:
+    """The text layer of each page (index 0 is page 1), for citing page numbers.
+
+    pdfminer ends every page with a form feed, so one pass over the file yields all pages.
+    """
+    from pdfminer.high_level import extract_text
+
+    try:
+        text = extract_text(str(path))
+    except Exception as exc:
+        raise ConversionError(path, f"cannot read PDF pages: {_describe(exc)}") from exc
+    pages = text.split("\f")
+    if pages and not pages[-1].strip():
+        pages.pop()
+    return pages
+
+
+def _notebook_metadata_title(path: Path) -> str | None:
+    """A notebook's own ``metadata.title``; markitdown would otherwise report its first H1."""
+    import json
+
+    try:
+        meta = json.loads(path.read_bytes()).get("metadata", {})
+    except (OSError, ValueError, AttributeError):
+        return None
+    title = meta.get("title") if isinstance(meta, dict) else None
+    return _clean_title(title) if isinstance(title, str) else None
+
+
+def _scan_reason() -> str:
+    return (
+        "the PDF has no text layer and looks like a scan; "
+        f"install OCR support with: {OCR_INSTALL_COMMAND}"
+    )
+
+
+def _tidy(markdown: str) -> str:
+    """Trailing spaces off, page breaks and runs of blank lines down to one blank line."""
+    lines = [line.rstrip() for line in markdown.replace("\f", "\n").splitlines()]
+    text = re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip("\n")
+    return text + "\n" if text else ""
+
+
+def _clean_title(title: object) -> str | None:
+    if not isinstance(title, str):
+        return None
+    title = " ".join(title.split())
+    return title or None
+
+
+def _describe(exc: BaseException) -> str:
+    """A short description of an exception, preferring the converter's own error."""
+    attempts = getattr(exc, "attempts", None)
+    if attempts:
+        for attempt in attempts:
+            info = getattr(attempt, "exc_info", None)
+            if info and info[1] is not None:
+                exc = info[1]
+                break
+    message = str(exc).strip() or type(exc).__name__
+    first = message.splitlines()[0]
+    return f"{type(exc).__name__}: {first}"[:300]
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())

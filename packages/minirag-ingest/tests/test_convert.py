@@ -1,0 +1,342 @@
+from __future__ import annotations
+
+import json
+import zipfile
+from pathlib import Path
+
+import pytest
+from minirag_ingest import convert as convert_module
+from minirag_ingest.convert import (
+    ConversionError,
+    Converted,
+    convert_content,
+    convert_file,
+    strip_inline_images,
+)
+from minirag_ingest.pages import chunk_pages
+
+BIG = 10 * 1024 * 1024
+PNG = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="  # noqa: E501
+
+
+# --- small real files, written by hand -----------------------------------------------------
+
+
+def _pdf(pages: list[str]) -> bytes:
+    """A minimal valid PDF with one line of Helvetica text per page."""
+    objects: list[bytes] = []
+    kids = " ".join(f"{4 + 2 * i} 0 R" for i in range(len(pages)))
+    objects.append(b"<< /Type /Catalog /Pages 2 0 R >>")
+    objects.append(f"<< /Type /Pages /Kids [{kids}] /Count {len(pages)} >>".encode())
+    objects.append(b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
+    for i, text in enumerate(pages):
+        content = f"BT /F1 12 Tf 72 720 Td ({text}) Tj ET".encode()
+        objects.append(
+            f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents {5 + 2 * i} 0 R "
+            "/Resources << /Font << /F1 3 0 R >> >> >>".encode()
+        )
+        objects.append(b"<< /Length %d >>\nstream\n" % len(content) + content + b"\nendstream")
+    out = bytearray(b"%PDF-1.4\n")
+    offsets = []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    for offset in offsets:
+        out += b"%010d 00000 n \n" % offset
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
+        len(objects) + 1,
+        xref,
+    )
+    return bytes(out)
+
+
+def _docx(paragraphs: list[tuple[str | None, str]]) -> bytes:
+    """A minimal .docx: (style, text) paragraphs, style "Heading1" or None."""
+    body = ""
+    for style, text in paragraphs:
+        ppr = f'<w:pPr><w:pStyle w:val="{style}"/></w:pPr>' if style else ""
+        body += f"<w:p>{ppr}<w:r><w:t>{text}</w:t></w:r></w:p>"
+    ns = 'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"'
+    files = {
+        "[Content_Types].xml": (
+            '<?xml version="1.0" encoding="UTF-8"?>'
+            '<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">'
+            '<Default Extension="rels" '
+            'ContentType="application/vnd.openxmlformats-package.relationships+xml"/>'
+            '<Default Extension="xml" ContentType="application/xml"/>'
+            '<Override PartName="/word/document.xml" ContentType="application/'
+            'vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/>'
+            '<Override PartName="/word/styles.xml" ContentType="application/'
+            'vnd.openxmlformats-officedocument.wordprocessingml.styles+xml"/></Types>'
+        ),
+        "_rels/.rels": (
+            '<?xml version="1.0" encoding="UTF-8"?>'
+            '<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">'
+            '<Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/'
+            '2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>'
+        ),
+        "word/_rels/document.xml.rels": (
+            '<?xml version="1.0" encoding="UTF-8"?>'
+            '<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">'
+            '<Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/'
+            '2006/relationships/styles" Target="styles.xml"/></Relationships>'
+        ),
+        "word/styles.xml": (
+            f'<?xml version="1.0" encoding="UTF-8"?><w:styles {ns}>'
+            '<w:style w:type="paragraph" w:styleId="Heading1"><w:name w:val="heading 1"/>'
+            "</w:style></w:styles>"
+        ),
+        "word/document.xml": (
+            f'<?xml version="1.0" encoding="UTF-8"?><w:document {ns}><w:body>{body}'
+            "</w:body></w:document>"
+        ),
+    }
+    return _zip(files)
+
+
+def _zip(files: dict[str, str]) -> bytes:
+    import io
+
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for name, text in files.items():
+            archive.writestr(name, text)
+    return buffer.getvalue()
+
+
+def _write(tmp_path: Path, name: str, data: bytes | str) -> Path:
+    path = tmp_path / name
+    if isinstance(data, str):
+        path.write_text(data, encoding="utf-8")
+    else:
+        path.write_bytes(data)
+    return path
+
+
+# --- formats ---------------------------------------------------------------------------------
+
+
+def test_docx(tmp_path: Path) -> None:
+    data = _docx([("Heading1", "Warehouse stock"), (None, "Stock is counted monthly.")])
+    result = convert_file(
+        _write(tmp_path, "SPEC-112_Warehouse stock.docx", data), max_file_size=BIG
+    )
+    assert isinstance(result, Converted)
+    assert result.kind == "docx"
+    assert "# Warehouse stock" in result.markdown
+    assert "Stock is counted monthly." in result.markdown
+    assert result.metadata_title is None
+    assert result.pages is None
+
+
+def test_pptx(tmp_path: Path) -> None:
+    pptx = pytest.importorskip("pptx")
+    deck = pptx.Presentation()
+    slide = deck.slides.add_slide(deck.slide_layouts[1])
+    slide.shapes.title.text = "Quarterly results"
+    slide.placeholders[1].text = "Revenue grew in every region"
+    path = tmp_path / "deck.pptx"
+    deck.save(path)
+    result = convert_file(path, max_file_size=BIG)
+    assert result.kind == "pptx"
+    assert "Quarterly results" in result.markdown
+    assert "Revenue grew in every region" in result.markdown
+
+
+def test_xlsx(tmp_path: Path) -> None:
+    openpyxl = pytest.importorskip("openpyxl")
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.title = "Stock"
+    sheet.append(["Item", "Qty"])
+    sheet.append(["Bolts", 100])
+    path = tmp_path / "stock.xlsx"
+    book.save(path)
+    result = convert_file(path, max_file_size=BIG)
+    assert result.kind == "xlsx"
+    assert "## Stock" in result.markdown
+    assert "Bolts" in result.markdown and "100" in result.markdown
+
+
+def test_pdf_pages(tmp_path: Path) -> None:
+    path = _write(tmp_path, "policy.pdf", _pdf(["Scope of the stock policy", "Counting rules"]))
+    result = convert_file(path, max_file_size=BIG)
+    assert result.kind == "pdf"
+    assert "Scope of the stock policy" in result.markdown
+    assert "\f" not in result.markdown
+    assert result.pages is not None and len(result.pages) == 2
+    assert chunk_pages("Counting rules", result.pages) == "2"
+    assert chunk_pages("Scope of the stock policy", result.pages) == "1"
+
+
+def test_pdf_without_text_layer_is_a_scan(tmp_path: Path) -> None:
+    path = _write(tmp_path, "scan0001.pdf", _pdf(["", ""]))
+    with pytest.raises(ConversionError) as info:
+        convert_file(path, max_file_size=BIG)
+    message = str(info.value)
+    assert "scan0001.pdf" in message
+    assert "scan" in message
+    assert "uv tool install 'minirag-mcp[ocr]'" in message
+    assert "\n" not in message
+
+
+def test_html_title_and_images(tmp_path: Path) -> None:
+    html = (
+        "<html><head><title>Stock  policy</title></head><body><h1>Intro</h1>"
+        f'<p>Text <img alt="company logo" src="{PNG}"> and '
+        '<img alt="chart" src="images/chart.png"></p></body></html>'
+    )
+    result = convert_file(_write(tmp_path, "page.htm", html), max_file_size=BIG)
+    assert result.kind == "htm"
+    assert result.metadata_title == "Stock policy"
+    assert "data:" not in result.markdown
+    assert "company logo" in result.markdown
+    assert "![chart](images/chart.png)" in result.markdown
+
+
+def test_csv_markdown_text(tmp_path: Path) -> None:
+    csv = convert_file(_write(tmp_path, "t.csv", "name,qty\nbolts,100\n"), max_file_size=BIG)
+    assert "| name | qty |" in csv.markdown and "bolts" in csv.markdown
+    md = convert_file(_write(tmp_path, "n.markdown", "# Title\n\nBody\n"), max_file_size=BIG)
+    assert md.markdown.startswith("# Title") and md.kind == "markdown"
+    txt = convert_file(_write(tmp_path, "n.txt", "Привет, мир\n"), max_file_size=BIG)
+    assert "Привет, мир" in txt.markdown
+
+
+def test_ipynb(tmp_path: Path) -> None:
+    notebook = {
+        "cells": [
+            {"cell_type": "markdown", "metadata": {}, "source": ["# Analysis\n", "Some notes"]},
+            {
+                "cell_type": "code",
+                "metadata": {},
+                "source": ["print('hi')"],
+                "outputs": [],
+                "execution_count": None,
+            },
+        ],
+        "metadata": {"title": "Stock analysis"},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+    result = convert_file(_write(tmp_path, "a.ipynb", json.dumps(notebook)), max_file_size=BIG)
+    assert "# Analysis" in result.markdown and "print('hi')" in result.markdown
+    assert result.metadata_title == "Stock analysis"
+
+
+def test_epub(tmp_path: Path) -> None:
+    files = {
+        "mimetype": "application/epub+zip",
+        "META-INF/container.xml": (
+            '<?xml version="1.0"?><container version="1.0" '
+            'xmlns="urn:oasis:names:tc:opendocument:xmlns:container"><rootfiles>'
+            '<rootfile full-path="OEBPS/content.opf" media-type="application/oebps-package+xml"/>'
+            "</rootfiles></container>"
+        ),
+        "OEBPS/content.opf": (
+            '<?xml version="1.0"?><package xmlns="http://www.idpf.org/2007/opf" version="3.0">'
+            '<metadata xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:title>The Stock Book'
+            "</dc:title></metadata><manifest>"
+            '<item id="c1" href="c1.xhtml" media-type="application/xhtml+xml"/></manifest>'
+            '<spine><itemref idref="c1"/></spine></package>'
+        ),
+        "OEBPS/c1.xhtml": (
+            '<html xmlns="http://www.w3.org/1999/xhtml"><body><h1>Chapter one</h1>'
+            "<p>Bolts and nuts.</p></body></html>"
+        ),
+    }
+    result = convert_file(_write(tmp_path, "book.epub", _zip(files)), max_file_size=BIG)
+    assert result.metadata_title == "The Stock Book"
+    assert "Bolts and nuts." in result.markdown
+
+
+def test_vtt_goes_through_our_reader(tmp_path: Path) -> None:
+    vtt = "WEBVTT\n\n1\n00:00:01.000 --> 00:00:02.000\n<v Anna>Hello</v>\n"
+    result = convert_file(_write(tmp_path, "call.vtt", vtt), max_file_size=BIG)
+    assert result.markdown == "**Anna** 00:01\nHello\n"
+    assert result.kind == "vtt"
+
+
+# --- failures --------------------------------------------------------------------------------
+
+
+def test_size_limit_is_checked_before_parsing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def explode(*args: object) -> None:
+        raise AssertionError("markitdown must not be reached")
+
+    monkeypatch.setattr(convert_module, "_markitdown", explode)
+    monkeypatch.setattr(convert_module, "_binary_converter", explode)
+    monkeypatch.setattr(convert_module, "_run_markitdown", explode)
+    path = _write(tmp_path, "huge.docx", b"x" * 2048)
+    with pytest.raises(ConversionError) as info:
+        convert_file(path, max_file_size=1024)
+    message = str(info.value)
+    assert "huge.docx" in message
+    assert "2048" in message and "1024" in message
+    assert "MAX_FILE_SIZE" in message
+
+
+def test_corrupt_docx_is_a_one_line_failure(tmp_path: Path) -> None:
+    for name, data in [
+        ("broken.docx", b"PK\x03\x04 this is not really a zip file"),
+        ("zip.docx", _zip({"a.txt": "not a word document"})),
+        ("broken.pdf", b"%PDF-1.4 truncated garbage"),
+        ("broken.xlsx", b"not a workbook"),
+    ]:
+        with pytest.raises(ConversionError) as info:
+            convert_file(_write(tmp_path, name, data), max_file_size=BIG)
+        message = str(info.value)
+        assert message.startswith(f"{name}: ")
+        assert "\n" not in message
+
+
+def test_unsupported_and_missing_files(tmp_path: Path) -> None:
+    with pytest.raises(ConversionError, match="unsupported"):
+        convert_file(_write(tmp_path, "a.exe", b"MZ"), max_file_size=BIG)
+    with pytest.raises(ConversionError, match="cannot read"):
+        convert_file(tmp_path / "missing.pdf", max_file_size=BIG)
+
+
+# --- handed-in content -----------------------------------------------------------------------
+
+
+def test_convert_content() -> None:
+    assert convert_content("plain ![x](data:image/png;base64,AAA)", "text").markdown == (
+        "plain ![x](data:image/png;base64,AAA)"
+    )
+    md = convert_content("# T\n\n![logo](data:image/png;base64,AAA)", "markdown")
+    assert md.markdown == "# T\n\nlogo"
+    html = convert_content("<title>Doc</title><h1>Heading</h1><p>Body</p>", "html")
+    assert html.metadata_title == "Doc"
+    assert "# Heading" in html.markdown and html.kind == "html"
+
+
+# --- inline images ---------------------------------------------------------------------------
+
+
+def test_data_images_replaced_outside_code_fences_only() -> None:
+    md = (
+        "Intro ![Org chart](data:image/png;base64...) end\n"
+        "![](data:image/jpeg;base64,/9j/4AAQ)\n"
+        "```html\n![kept](data:image/png;base64,AAA)\n```\n"
+        "~~~~\n```\n![kept too](data:image/png;base64,BBB)\n~~~~\n"
+        "![photo](images/photo.png) ![remote](https://example.com/a.png)\n"
+    )
+    assert strip_inline_images(md) == (
+        "Intro Org chart end\n"
+        "\n"
+        "```html\n![kept](data:image/png;base64,AAA)\n```\n"
+        "~~~~\n```\n![kept too](data:image/png;base64,BBB)\n~~~~\n"
+        "![photo](images/photo.png) ![remote](https://example.com/a.png)\n"
+    )
+
+
+def test_docx_embedded_picture_keeps_only_alt(tmp_path: Path) -> None:
+    html = f'<p>Before <img alt="Signature stamp" src="{PNG}"> after</p>'
+    result = convert_content(html, "html")
+    assert "data:" not in result.markdown
+    assert "Signature stamp" in result.markdown
