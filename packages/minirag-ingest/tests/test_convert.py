@@ -22,36 +22,6 @@ PNG = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUl
 # --- small real files, written by hand -----------------------------------------------------
 
 
-def _pdf(pages: list[str]) -> bytes:
-    """A minimal valid PDF with one line of Helvetica text per page."""
-    objects: list[bytes] = []
-    kids = " ".join(f"{4 + 2 * i} 0 R" for i in range(len(pages)))
-    objects.append(b"<< /Type /Catalog /Pages 2 0 R >>")
-    objects.append(f"<< /Type /Pages /Kids [{kids}] /Count {len(pages)} >>".encode())
-    objects.append(b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
-    for i, text in enumerate(pages):
-        content = f"BT /F1 12 Tf 72 720 Td ({text}) Tj ET".encode()
-        objects.append(
-            f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents {5 + 2 * i} 0 R "
-            "/Resources << /Font << /F1 3 0 R >> >> >>".encode()
-        )
-        objects.append(b"<< /Length %d >>\nstream\n" % len(content) + content + b"\nendstream")
-    out = bytearray(b"%PDF-1.4\n")
-    offsets = []
-    for number, body in enumerate(objects, start=1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
-    for offset in offsets:
-        out += b"%010d 00000 n \n" % offset
-    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
-        len(objects) + 1,
-        xref,
-    )
-    return bytes(out)
-
-
 def _docx(paragraphs: list[tuple[str | None, str]]) -> bytes:
     """A minimal .docx: (style, text) paragraphs, style "Heading1" or None."""
     body = ""
@@ -160,8 +130,8 @@ def test_xlsx(tmp_path: Path) -> None:
     assert "Bolts" in result.markdown and "100" in result.markdown
 
 
-def test_pdf_pages(tmp_path: Path) -> None:
-    path = _write(tmp_path, "policy.pdf", _pdf(["Scope of the stock policy", "Counting rules"]))
+def test_pdf_pages(make_pdf, tmp_path: Path) -> None:
+    path = _write(tmp_path, "policy.pdf", make_pdf(["Scope of the stock policy", "Counting rules"]))
     result = convert_file(path, max_file_size=BIG)
     assert result.kind == "pdf"
     assert "Scope of the stock policy" in result.markdown
@@ -171,8 +141,8 @@ def test_pdf_pages(tmp_path: Path) -> None:
     assert chunk_pages("Scope of the stock policy", result.pages) == "1"
 
 
-def test_pdf_without_text_layer_is_a_scan(tmp_path: Path) -> None:
-    path = _write(tmp_path, "scan0001.pdf", _pdf(["", ""]))
+def test_pdf_without_text_layer_is_a_scan(make_pdf, tmp_path: Path) -> None:
+    path = _write(tmp_path, "scan0001.pdf", make_pdf(["", ""]))
     with pytest.raises(ConversionError) as info:
         convert_file(path, max_file_size=BIG)
     message = str(info.value)

@@ -1,0 +1,273 @@
+"""From a file, text or URL to stored chunks: convert → title → chunk → date → pages → embed.
+
+``prepare_*`` do everything but embedding and are free of index writes, so a sync can prepare
+several documents and embed their chunks in one batch with :meth:`Pipeline.store`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Literal
+
+from minirag_index import ChunkInput, MiniragIndex, SourceDoc, rebuild_document
+from minirag_index.lookalike import signature_bytes
+
+from minirag_ingest.chunking import SCHEME_VERSION, chunk_markdown
+from minirag_ingest.convert import SUPPORTED_EXTENSIONS, ConversionError, Converted
+from minirag_ingest.convert import convert_content as _convert_content
+from minirag_ingest.convert import convert_file as _convert_file
+from minirag_ingest.dates import document_date
+from minirag_ingest.pages import PageIndex
+from minirag_ingest.roots import Roots
+from minirag_ingest.scan import is_excluded
+from minirag_ingest.settings import IngestSettings
+from minirag_ingest.titles import choose_title, title_prefix_for_chunk
+from minirag_ingest.urls import check_scheme, fetch
+
+ContentFormat = Literal["text", "markdown", "html"]
+_HASH_BLOCK = 1 << 20
+
+
+class IngestRefused(ValueError):
+    """A file the pipeline will not ingest (excluded by a rule, unsupported type…)."""
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """A document converted and chunked, ready to embed."""
+
+    doc: SourceDoc
+    chunks: list[ChunkInput]
+
+
+@dataclass(frozen=True)
+class IngestResult:
+    source: str
+    title: str
+    chunks: int
+    source_type: str
+
+
+def file_hash(path: Path) -> str:
+    digest = hashlib.blake2b(digest_size=16)
+    with open(path, "rb") as handle:
+        while block := handle.read(_HASH_BLOCK):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def with_title_line(chunks: list[ChunkInput], title: str) -> list[ChunkInput]:
+    """Prepend "# Title" to chunk 0 as context, unless it already carries the title."""
+    if not chunks or not title:
+        return chunks
+    prefix = title_prefix_for_chunk(title, chunks[0].text)
+    if prefix is None:
+        return chunks
+    first = chunks[0]
+    seeded = replace(
+        first, text=prefix + first.text, context_chars=first.context_chars + len(prefix)
+    )
+    return [seeded, *chunks[1:]]
+
+
+class Pipeline:
+    """Ingests into ``index`` files under ``roots``, text handed in, and fetched URLs."""
+
+    def __init__(
+        self,
+        index: MiniragIndex,
+        roots: Roots,
+        settings: IngestSettings,
+        *,
+        extra_extensions: Sequence[str] = (),
+    ):
+        self.index = index
+        self.roots = roots
+        self.settings = settings
+        self.extensions = {*SUPPORTED_EXTENSIONS, *(e.lower() for e in extra_extensions)}
+
+    # -- preparing -------------------------------------------------------------------------
+    def chunk(self, converted: Converted, title: str) -> list[ChunkInput]:
+        chunked = chunk_markdown(
+            converted.markdown,
+            count_tokens=self.index.embedder.token_counter(),
+            budget=self.index.settings.CHUNK_TOKEN_BUDGET,
+            title=title,
+        )
+        pages = PageIndex(converted.pages) if converted.pages else None
+        chunks = [
+            ChunkInput(
+                text=c.text,
+                context_chars=c.context_chars,
+                joiner=c.joiner,
+                section=c.section,
+                pages=pages.pages_for(c.text[c.context_chars :]) if pages else None,
+            )
+            for c in chunked.chunks
+        ]
+        if not chunks and title:
+            # Nothing to read but a name: keep the document findable by it rather than drop it.
+            chunks = [ChunkInput(text=f"# {title}")]
+        return with_title_line(chunks, title)
+
+    def signature_for(self, text: str) -> bytes | None:
+        return signature_bytes(text) if text.strip() else None
+
+    def _finish(self, doc: SourceDoc, chunks: list[ChunkInput]) -> Prepared:
+        if not chunks:
+            raise ConversionError(doc.source, "the document holds no text to index")
+        signature = self.signature_for(rebuild_document(chunks))
+        return Prepared(replace(doc, signature=signature, scheme=SCHEME_VERSION), chunks)
+
+    def prepare_file(self, path: Path, *, content_hash: str | None = None) -> Prepared:
+        """Convert and chunk one file (``path`` is the path it is indexed under)."""
+        path = Path(path)
+        stat = path.stat()
+        converted = _convert_file(path, max_file_size=self.settings.max_file_size)
+        title = choose_title(
+            metadata_title=converted.metadata_title,
+            markdown=converted.markdown,
+            file_name=path.name,
+        )
+        date = document_date(converted.markdown, path.name, stat.st_mtime)
+        doc = SourceDoc(
+            source=str(path),
+            source_type="file",
+            title=title,
+            content_hash=content_hash or file_hash(path),
+            size=stat.st_size,
+            mtime=stat.st_mtime,
+            doc_date=date.date.isoformat() if date else None,
+            date_source=date.source if date else None,
+        )
+        return self._finish(doc, self.chunk(converted, title))
+
+    def prepare_content(
+        self,
+        source_id: str,
+        content: str,
+        fmt: ContentFormat,
+        *,
+        title: str | None = None,
+        source_type: Literal["data", "url"] = "data",
+        converted: Converted | None = None,
+    ) -> Prepared:
+        """Convert and chunk content that has no file under the roots."""
+        if not source_id.strip():
+            raise ValueError("a source id is needed")
+        converted = converted or _convert_content(content, fmt)
+        # A bare id or URL identifies a document without describing it: only a real title counts.
+        title = (title or "").strip() or choose_title(
+            metadata_title=converted.metadata_title, markdown=converted.markdown, file_name=None
+        )
+        date = document_date(converted.markdown, None, None)
+        digest = hashlib.blake2b(converted.markdown.encode("utf-8"), digest_size=16).hexdigest()
+        doc = SourceDoc(
+            source=source_id,
+            source_type=source_type,
+            title=title,
+            content_hash=digest,
+            size=len(content.encode("utf-8")),
+            doc_date=date.date.isoformat() if date else None,
+            date_source=date.source if date else None,
+        )
+        return self._finish(doc, self.chunk(replace(converted, pages=None), title))
+
+    # -- storing ---------------------------------------------------------------------------
+    def store(self, items: Sequence[Prepared]) -> list[IngestResult]:
+        """Embed the chunks of all ``items`` in one pass, then store each source in one commit."""
+        texts = [chunk.text for item in items for chunk in item.chunks]
+        vectors = self.index.embedder.embed_passages(texts)
+        results, start = [], 0
+        for item in items:
+            end = start + len(item.chunks)
+            self.index.store_embedded(item.doc, item.chunks, vectors[start:end])
+            start = end
+            results.append(
+                IngestResult(
+                    item.doc.source, item.doc.title, len(item.chunks), item.doc.source_type
+                )
+            )
+        return results
+
+    def refresh(self) -> None:
+        self.index.refresh()
+
+    # -- one-shot ingests ------------------------------------------------------------------
+    def check_file(self, path: Path) -> Path:
+        """The absolute path a file is indexed under, or a refusal saying why not."""
+        path = Path(os.path.abspath(Path(path).expanduser()))
+        self.roots.contain(path)  # raises PathOutsideRoots
+        if not path.is_file():
+            raise IngestRefused(f"{path} is not a file")
+        if path.suffix.lower() not in self.extensions:
+            supported = " ".join(sorted(self.extensions))
+            raise IngestRefused(f"{path.name}: unsupported file type; supported: {supported}")
+        rule_file = is_excluded(path, self.roots)
+        if rule_file:
+            raise IngestRefused(
+                f"{path} is excluded by {rule_file}; remove the rule to index it "
+                "(an excluded file would be dropped again by the next sync)"
+            )
+        return path
+
+    def ingest_file(self, path: Path) -> IngestResult:
+        prepared = self.prepare_file(self.check_file(path))
+        [result] = self.store([prepared])
+        self.refresh()
+        return result
+
+    def ingest_data(
+        self, source_id: str, content: str, fmt: ContentFormat, title: str | None = None
+    ) -> IngestResult:
+        if fmt not in ("text", "markdown", "html"):
+            raise ValueError(f"format must be text, markdown or html (got {fmt!r})")
+        [result] = self.store([self.prepare_content(source_id, content, fmt, title=title)])
+        self.refresh()
+        return result
+
+    def ingest_url(self, url: str, source_id: str | None = None) -> IngestResult:
+        check_scheme(url)
+        page = fetch(url, allow_private=self.settings.allow_private_urls)
+        converted = convert_fetched(page.content, page.content_type, page.charset, page.final_url)
+        prepared = self.prepare_content(
+            source_id or url, "", "markdown", source_type="url", converted=converted
+        )
+        [result] = self.store([prepared])
+        self.refresh()
+        return result
+
+
+_TYPE_SUFFIX = {
+    "application/pdf": ".pdf",
+    "application/vnd.openxmlformats-officedocument.wordprocessingml.document": ".docx",
+    "application/vnd.openxmlformats-officedocument.presentationml.presentation": ".pptx",
+    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": ".xlsx",
+    "application/epub+zip": ".epub",
+    "text/csv": ".csv",
+}
+
+
+def convert_fetched(content: bytes, content_type: str, charset: str | None, url: str) -> Converted:
+    """Convert a fetched body by its content type; page numbers are never given for URLs."""
+    kind = (content_type or "").split(";")[0].strip().lower()
+    suffix = _TYPE_SUFFIX.get(kind)
+    if suffix is None and kind in ("text/plain", "text/markdown"):
+        text = content.decode(charset or "utf-8", errors="replace")
+        return _convert_content(text, "markdown" if kind == "text/markdown" else "text")
+    if suffix is None:  # HTML and anything unlabelled
+        text = content.decode(charset or "utf-8", errors="replace")
+        return _convert_content(text, "html")
+    with tempfile.TemporaryDirectory() as folder:
+        target = Path(folder) / f"page{suffix}"
+        target.write_bytes(content)
+        try:
+            converted = _convert_file(target, max_file_size=len(content) + 1)
+        except ConversionError as exc:
+            raise ConversionError(url, exc.reason) from None
+    return replace(converted, pages=None)
