@@ -9,27 +9,30 @@ from __future__ import annotations
 
 import os
 
-_SEPARATORS = ("/", os.sep)
+_SEPARATORS = "/" if os.sep == "/" else "/" + os.sep
 
 
 def in_scope(source: str, scope: str | None) -> bool:
+    """True when ``source`` is ``scope`` or lies under it; no scope covers everything."""
     if not scope:
         return True
-    base = scope.rstrip("/" + os.sep) or scope
-    if source == base:
+    base = scope.rstrip(_SEPARATORS)
+    if not base:  # the filesystem root
+        return source.startswith(tuple(_SEPARATORS))
+    if source in (base, scope):
         return True
-    return any(source.startswith(base + sep) for sep in _SEPARATORS if not base.endswith(sep))
+    return any(source.startswith(base + sep) for sep in _SEPARATORS)
 
 
 def scope_filter_sql(scope: str | None) -> str | None:
     """The same rule as a LanceDB filter on the ``source`` column."""
     if not scope:
         return None
-    base = scope.rstrip("/" + os.sep) or scope
+    base = scope.rstrip(_SEPARATORS)
+    if not base:
+        return None
     parts = [f"source = {sql_string(base)}"]
-    for sep in dict.fromkeys(_SEPARATORS):
-        if not base.endswith(sep):
-            parts.append(f"starts_with(source, {sql_string(base + sep)})")
+    parts += [f"starts_with(source, {sql_string(base + sep)})" for sep in _SEPARATORS]
     return "(" + " OR ".join(parts) + ")"
 
 

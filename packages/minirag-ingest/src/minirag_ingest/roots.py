@@ -6,6 +6,10 @@ import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path, PurePath
 
+from minirag_index.scope import in_scope
+
+__all__ = ["PathOutsideRoots", "Roots", "in_scope", "is_within"]
+
 
 class PathOutsideRoots(ValueError):
     """A path, or what its symlinks resolve to, lies outside every configured root."""
@@ -100,18 +104,3 @@ class Roots:
             return source
         relative = PurePath(path).relative_to(root)
         return relative.as_posix() if relative.parts else path.name or source
-
-
-def in_scope(source: str, scope: str) -> bool:
-    """True when ``source`` is ``scope`` or lies under it, stopping at separators.
-
-    ``/docs/proj`` covers ``/docs/proj/notes.md`` but not ``/docs/project-secret/x.md``;
-    the same holds for URL and data ids, whose separator is ``/``.
-    """
-    separators = "/" if os.sep == "/" else "/" + os.sep
-    trimmed = scope.rstrip(separators)
-    if not trimmed:  # the filesystem root, or "/" alone
-        return source.startswith(tuple(separators)) or source == scope
-    if source in (trimmed, scope):
-        return True
-    return any(source.startswith(trimmed + sep) for sep in separators)
