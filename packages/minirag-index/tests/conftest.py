@@ -4,6 +4,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+
 from minirag_index import Embedder, IndexSettings, MiniragIndex
 
 

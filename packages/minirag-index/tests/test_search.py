@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from minirag_index import MAX_TOP_K, ChunkInput, SourceDoc
 
 DISTRACTORS = [

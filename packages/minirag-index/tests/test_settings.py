@@ -1,4 +1,5 @@
 import pytest
+
 from minirag_index import IndexConfigError, load_index_settings
 
 

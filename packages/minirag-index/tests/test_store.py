@@ -6,6 +6,7 @@ import threading
 
 import numpy as np
 import pytest
+
 from minirag_index import ChunkInput, IndexMismatchError, MiniragIndex, SourceDoc
 from minirag_index.store import Store
 

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+
 from minirag_index import Embedder, IndexSettings, MiniragIndex
 from minirag_ingest.pipeline import Pipeline
 from minirag_ingest.roots import Roots

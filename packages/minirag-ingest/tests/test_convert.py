@@ -5,6 +5,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+
 from minirag_ingest import convert as convert_module
 from minirag_ingest.convert import (
     ConversionError,

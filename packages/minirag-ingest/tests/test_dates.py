@@ -3,6 +3,7 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
+
 from minirag_ingest.dates import DocDate, document_date, header_date, name_date
 
 D = dt.date(2026, 8, 12)

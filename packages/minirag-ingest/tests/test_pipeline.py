@@ -6,6 +6,7 @@ import http.server
 import threading
 
 import pytest
+
 from minirag_index import ChunkInput
 from minirag_ingest.pipeline import IngestRefused, with_title_line
 from minirag_ingest.roots import PathOutsideRoots

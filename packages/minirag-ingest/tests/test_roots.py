@@ -4,6 +4,7 @@ import os
 from pathlib import Path
 
 import pytest
+
 from minirag_ingest.roots import PathOutsideRoots, Roots, in_scope
 
 

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
 from minirag_ingest.roots import PathOutsideRoots, Roots
 from minirag_ingest.scan import (
     SUPPORTED_EXTENSIONS,

@@ -3,6 +3,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 from minirag_ingest.settings import (
     DEFAULT_MAX_FILE_SIZE,
     ConfigError,

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import pytest
+
 from minirag_ingest.titles import (
     choose_title,
     first_h1,

@@ -14,6 +14,8 @@ from typing import Any
 
 import pytest
 import requests
+from requests.adapters import HTTPAdapter
+
 from minirag_ingest import urls
 from minirag_ingest.urls import (
     FetchError,
@@ -25,7 +27,6 @@ from minirag_ingest.urls import (
     fetch,
     guarded_session,
 )
-from requests.adapters import HTTPAdapter
 
 METADATA_URL = "http://169.254.169.254/latest/meta-data/"
 

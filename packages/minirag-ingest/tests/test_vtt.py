@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import pytest
+
 from minirag_ingest.convert import ConversionError
 from minirag_ingest.vtt import format_timestamp, vtt_to_markdown
 

@@ -16,7 +16,6 @@ from typing import Literal
 
 from minirag_index import ChunkInput, MiniragIndex, SourceDoc, rebuild_document
 from minirag_index.lookalike import signature_bytes
-
 from minirag_ingest.chunking import SCHEME_VERSION, chunk_markdown
 from minirag_ingest.convert import SUPPORTED_EXTENSIONS, ConversionError, Converted
 from minirag_ingest.convert import convert_content as _convert_content
