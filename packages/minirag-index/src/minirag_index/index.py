@@ -6,19 +6,23 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, TypeVar
 
 from minirag_index.embedder import Embedder
 from minirag_index.fusion import first_sources, group_cut, rrf_fuse, within_distance
+from minirag_index.lookalike import LookAlikeIndex
+from minirag_index.mentions import MAX_PAGE, MentionCorpus, MentionResult, build_corpus
+from minirag_index.mentions import find_mentions as _find_mentions
 from minirag_index.reconstruct import rebuild_document, rebuild_section
 from minirag_index.scope import in_scope, scope_filter_sql, sql_string
 from minirag_index.settings import IndexSettings
 from minirag_index.store import ChunkInput, SourceDoc, SourceInfo, Store, StoredChunk
 
+T = TypeVar("T")
 MAX_TOP_K = 100
 DEFAULT_TOP_K = 10
 
@@ -96,7 +100,8 @@ class MiniragIndex:
         self.settings = settings
         self.embedder = embedder or Embedder(settings.MODEL_NAME, settings.CACHE_DIR)
         self.store = Store(Path(settings.DB_PATH))
-        self._write_lock = threading.Lock()
+        self._cache: dict[str, tuple[int | None, Any]] = {}
+        self._cache_lock = threading.Lock()
 
     @classmethod
     def open(cls, settings: IndexSettings) -> MiniragIndex:
@@ -231,6 +236,77 @@ class MiniragIndex:
             NeighborChunk(c.chunk_index, c.text, c.parent_id, c.pages, c.chunk_index == chunk_index)
             for c in chunks
         ]
+
+    # -- whole-index views, cached per table version ---------------------------------------
+    def _per_version(self, key: str, build: Callable[[], T]) -> T:
+        version = self.store.version()
+        with self._cache_lock:
+            cached = self._cache.get(key)
+            if cached is not None and cached[0] == version:
+                return cached[1]
+        value = build()
+        with self._cache_lock:
+            self._cache[key] = (version, value)
+        return value
+
+    def mention_corpus(self) -> MentionCorpus:
+        """Folded text of every chunk and title, rebuilt only when the table changes."""
+        columns = ["source", "title", "chunk_index", "text", "context_chars", "section"]
+
+        def build() -> MentionCorpus:
+            data = self.store.column_table(columns)
+            if data is None:
+                return build_corpus([])
+            return build_corpus(zip(*(data.column(c).to_pylist() for c in columns), strict=True))
+
+        return self._per_version("mentions", build)
+
+    def find_mentions(
+        self,
+        terms: Sequence[str],
+        *,
+        match: Literal["all", "any"] = "all",
+        scope: str | None = None,
+        doc_filter: Callable[[str], bool] | None = None,
+        offset: int = 0,
+        limit: int = MAX_PAGE,
+    ) -> MentionResult:
+        """Every document in scope mentioning the terms (see :mod:`minirag_index.mentions`)."""
+
+        def wanted(source: str) -> bool:
+            return in_scope(source, scope) and (doc_filter is None or doc_filter(source))
+
+        result = _find_mentions(
+            self.mention_corpus(), terms, match=match, doc_filter=wanted, offset=offset, limit=limit
+        )
+        self._add_pages(result)
+        return result
+
+    def _add_pages(self, result: MentionResult) -> None:
+        firsts = [(d.source, d.first_match) for d in result.documents if d.first_match]
+        if not firsts:
+            return
+        where = " OR ".join(
+            f"(source = {sql_string(s)} AND chunk_index = {m.chunk_index})" for s, m in firsts
+        )
+        pages = {(c.source, c.chunk_index): c.pages for c in self.store.chunks(where)}
+        for source, first in firsts:
+            first.pages = pages.get((source, first.chunk_index))
+
+    def look_alike_index(self) -> LookAlikeIndex:
+        def build() -> LookAlikeIndex:
+            data = self.store.column_table(["source", "signature"], "chunk_index = 0")
+            if data is None:
+                return LookAlikeIndex({})
+            sources = data.column("source").to_pylist()
+            signatures = data.column("signature").to_pylist()
+            return LookAlikeIndex(list(zip(sources, signatures, strict=True)))
+
+        return self._per_version("lookalikes", build)
+
+    def look_alikes(self, source: str, limit: int = 3) -> list[tuple[str, float]]:
+        """Other documents sharing at least half their five-word runs with ``source``."""
+        return self.look_alike_index().look_alikes(source, limit=limit)
 
     def sources(self, scope: str | None = None) -> dict[str, SourceInfo]:
         infos = self.store.sources(scope_filter_sql(scope))

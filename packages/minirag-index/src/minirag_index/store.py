@@ -453,6 +453,11 @@ class Store:
             )
         return result
 
+    def version(self) -> int | None:
+        """The table's current version (changes with every commit), None without a table."""
+        table = self.table()
+        return None if table is None else table.version
+
     def chunks(self, where: str) -> list[StoredChunk]:
         rows = self.rows(where, _CHUNK_COLUMNS)
         rows.sort(key=lambda r: (r["source"], r["chunk_index"]))

@@ -1,0 +1,629 @@
+"""find_mentions: every indexed document that contains a word or phrase, counted.
+
+The engine is pure: it knows nothing about LanceDB. The store hands :func:`build_corpus` the
+stored chunks once (per table version) and keeps the resulting :class:`MentionCorpus`; each
+query is then :func:`find_mentions` over that corpus.
+
+Matching rule (see :func:`parse_terms`):
+
+* A term matches from the start of a word; the end is open, so ``акт`` finds ``акта``,
+  ``актов`` and ``актуально`` but never ``контакт``. A term in double quotes (``"акт"``, also
+  ``“акт”`` / ``«акт»``) must end where the word ends.
+* A word starts where the previous character is not a letter or digit: underscores, hyphens,
+  punctuation, whitespace and the start of the text all start a new word.
+* Whitespace inside a phrase matches any run of whitespace, line breaks included.
+* Text and terms are both compared in folded form (:mod:`minirag_index.folding`): case, ё/е,
+  Unicode composition, Markdown escapes, soft hyphens and zero-width marks are ignored.
+
+How it stays fast: every chunk is folded once, when the corpus is built, and the folded chunks
+are joined into one string separated by NUL (which no term can match across). A query runs one
+compiled regular expression per term over that string, and maps each hit's offset to its
+chunk with ``numpy.searchsorted``. The pattern starts with the term's first word as a literal
+and checks the word start with a lookbehind *after* it, which lets the regex engine scan for
+the literal prefix instead of trying the lookbehind at every position (about 25x faster).
+
+A heading that every chunk of a section repeats counts once: each chunk's stored text begins
+with ``context_chars`` characters of repeated context (heading breadcrumb, table header). The
+context is searched only in the first chunk (lowest chunk index) of a document that carries
+that same context in the same section; the other chunks are searched from their own body on.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+
+from minirag_index.folding import fold, folds_one_to_one
+
+__all__ = [
+    "MAX_PAGE",
+    "FirstMatch",
+    "MentionCorpus",
+    "MentionDocument",
+    "MentionForm",
+    "MentionResult",
+    "Term",
+    "build_corpus",
+    "find_mentions",
+    "parse_terms",
+]
+
+#: Most documents one page of find_mentions returns.
+MAX_PAGE = 200
+#: Approximate length of a snippet, in characters of the original text.
+SNIPPET_CHARS = 200
+
+_SEP = "\x00"
+_QUOTES = {'"': '"', "“": "”", "«": "»", "„": "“"}
+
+
+# --------------------------------------------------------------------------- terms
+
+
+@dataclass(frozen=True)
+class Term:
+    """One parsed search term."""
+
+    raw: str
+    """The term as given."""
+    text: str
+    """Folded text of the term, quotes removed, whitespace runs as single spaces."""
+    exact: bool
+    """True when the term was quoted: the match must end where the word ends."""
+    pattern: re.Pattern[str] = field(repr=False, compare=False)
+    """Compiled pattern over folded text; each match spans one word form."""
+
+    @property
+    def display(self) -> str:
+        return f'"{self.text}"' if self.exact else self.text
+
+
+def _is_word_char(c: str) -> bool:
+    # The same set as the regex class [^\W_]: letters and digits, not the underscore.
+    return c.isalnum()
+
+
+def _compile_term(text: str, exact: bool) -> re.Pattern[str]:
+    words = text.split(" ")
+    first = re.escape(words[0])
+    parts = [first]
+    if _is_word_char(words[0][0]):
+        # Word start, checked after the literal so the engine can search for the literal.
+        parts.append(rf"(?<![^\W_]{first})")
+    for word in words[1:]:
+        parts.append(r"\s+")
+        parts.append(re.escape(word))
+    if _is_word_char(words[-1][-1]):
+        parts.append(r"(?![^\W_])" if exact else r"[^\W_]*")
+    return re.compile("".join(parts))
+
+
+def parse_terms(raw_terms: Sequence[str]) -> list[Term]:
+    """Parse search terms; raises ``ValueError`` for no terms or a term with nothing to match."""
+    if isinstance(raw_terms, str):
+        raw_terms = [raw_terms]
+    if not raw_terms:
+        raise ValueError("at least one term is required")
+    terms: list[Term] = []
+    for raw in raw_terms:
+        stripped = raw.strip()
+        exact = False
+        if len(stripped) >= 2 and _QUOTES.get(stripped[0]) == stripped[-1]:
+            exact = True
+            stripped = stripped[1:-1]
+        text = " ".join(fold(stripped).split())
+        if not text:
+            raise ValueError(f"term {raw!r} has nothing to match")
+        terms.append(Term(raw=raw, text=text, exact=exact, pattern=_compile_term(text, exact)))
+    return terms
+
+
+# --------------------------------------------------------------------------- corpus
+
+
+@dataclass(eq=False)
+class MentionCorpus:
+    """Folded, searchable form of every stored chunk. Build with :func:`build_corpus`."""
+
+    sources: list[str]
+    """One entry per document."""
+    titles: list[str]
+    """Original title per document."""
+    source_rank: np.ndarray
+    """Position of each document's source in sorted order (ties in ranking break by source)."""
+    title_text: str
+    """Folded titles joined by NUL."""
+    title_starts: np.ndarray
+    """Offset of each document's folded title in ``title_text``."""
+    text: str
+    """Folded chunk segments joined by NUL, in (document, chunk index) order."""
+    chunk_starts: np.ndarray
+    """Offset of each chunk's segment in ``text``."""
+    chunk_doc: np.ndarray
+    """Document of each chunk (index into ``sources``)."""
+    chunk_index: np.ndarray
+    """Chunk ordinal within its document."""
+    chunk_search_from: np.ndarray
+    """Original-text offset where the searched part of each chunk begins (0, or the length of
+    a context already counted in an earlier chunk)."""
+    chunk_texts: list[str]
+    """Original stored text of each chunk, for snippets."""
+
+    @property
+    def document_count(self) -> int:
+        return len(self.sources)
+
+    @property
+    def chunk_count(self) -> int:
+        return len(self.chunk_texts)
+
+    def chunk_folded(self, chunk: int) -> str:
+        """The folded text searched for one chunk."""
+        start = int(self.chunk_starts[chunk])
+        end = int(self.chunk_starts[chunk + 1]) - 1 if chunk + 1 < self.chunk_count else None
+        return self.text[start:end]
+
+
+Row = tuple[str, str | None, int, str | None, int | None, Any]
+
+
+def build_corpus(rows: Iterable[Row]) -> MentionCorpus:
+    """Build the searchable corpus from stored chunks.
+
+    Each row is ``(source, title, chunk_index, text, context_chars, section)``: ``text`` is the
+    stored chunk text whose first ``context_chars`` characters are repeated context (0 or None
+    for none) and ``section`` is any hashable key naming the chunk's section (None when
+    unknown). Rows may come in any order; a document's title is taken from its first row with
+    a non-empty one. A document with no text still counts as searched (its title is searched).
+    """
+    doc_of: dict[str, int] = {}
+    sources: list[str] = []
+    titles: list[str] = []
+    r_doc: list[int] = []
+    r_index: list[int] = []
+    r_text: list[str] = []
+    r_ctx: list[int] = []
+    r_section: list[Any] = []
+    for source, title, chunk_index, text, context_chars, section in rows:
+        d = doc_of.get(source)
+        if d is None:
+            d = doc_of[source] = len(sources)
+            sources.append(source)
+            titles.append(title or "")
+        elif title and not titles[d]:
+            titles[d] = title
+        r_doc.append(d)
+        r_index.append(int(chunk_index))
+        r_text.append(text or "")
+        r_ctx.append(int(context_chars or 0))
+        r_section.append(section)
+    return _assemble(sources, titles, r_doc, r_index, r_text, r_ctx, r_section)
+
+
+def _assemble(
+    sources: list[str],
+    titles: list[str],
+    r_doc: list[int],
+    r_index: list[int],
+    r_text: list[str],
+    r_ctx: list[int],
+    r_section: list[Any],
+) -> MentionCorpus:
+    doc_arr = np.asarray(r_doc, dtype=np.int64)
+    index_arr = np.asarray(r_index, dtype=np.int64)
+    order = np.lexsort((index_arr, doc_arr)) if len(r_doc) else np.zeros(0, dtype=np.int64)
+
+    segments: list[str] = []
+    chunk_texts: list[str] = []
+    search_from = np.zeros(len(order), dtype=np.int64)
+    seen_context: set[tuple[int, Any, str]] = set()
+    for pos, row in enumerate(order.tolist()):
+        text = r_text[row]
+        chunk_texts.append(text)
+        ctx = min(max(r_ctx[row], 0), len(text))
+        if ctx:
+            context = fold(text[:ctx])
+            body = fold(text[ctx:])
+            key = (r_doc[row], r_section[row], context)
+            if key in seen_context:
+                segments.append(body)
+                search_from[pos] = ctx
+            else:
+                seen_context.add(key)
+                segments.append(context + body)
+        else:
+            segments.append(fold(text))
+
+    chunk_starts = _starts(segments)
+    folded_titles = [fold(t) for t in titles]
+    source_rank = np.empty(len(sources), dtype=np.int64)
+    source_rank[np.argsort(np.asarray(sources, dtype=object), kind="stable")] = np.arange(
+        len(sources)
+    )
+    return MentionCorpus(
+        sources=sources,
+        titles=titles,
+        source_rank=source_rank,
+        title_text=_SEP.join(folded_titles),
+        title_starts=_starts(folded_titles),
+        text=_SEP.join(segments),
+        chunk_starts=chunk_starts,
+        chunk_doc=doc_arr[order].astype(np.int32) if len(order) else np.zeros(0, np.int32),
+        chunk_index=index_arr[order] if len(order) else np.zeros(0, np.int64),
+        chunk_search_from=search_from,
+        chunk_texts=chunk_texts,
+    )
+
+
+def _starts(parts: list[str]) -> np.ndarray:
+    """Offsets of each part in ``_SEP.join(parts)``."""
+    if not parts:
+        return np.zeros(0, dtype=np.int64)
+    lengths = np.fromiter((len(p) + 1 for p in parts), dtype=np.int64, count=len(parts))
+    starts = np.empty(len(parts), dtype=np.int64)
+    starts[0] = 0
+    np.cumsum(lengths[:-1], out=starts[1:])
+    return starts
+
+
+# --------------------------------------------------------------------------- results
+
+
+@dataclass
+class FirstMatch:
+    chunk_index: int
+    snippet: str
+    pages: str | None = None
+    """The PDF page(s) of that chunk, when known (filled in by the index)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"chunkIndex": self.chunk_index, "snippet": self.snippet}
+        if self.pages:
+            out["pages"] = self.pages
+        return out
+
+
+@dataclass
+class MentionDocument:
+    source: str
+    title: str
+    matching_chunks: int
+    """Chunks of this document that mention a term (repeated context counted once)."""
+    title_match: bool
+    first_match: FirstMatch | None
+    """The first chunk (lowest chunk index) that mentions a term; None for a title-only match."""
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "source": self.source,
+            "title": self.title,
+            "matchingChunks": self.matching_chunks,
+            "titleMatch": self.title_match,
+        }
+        if self.first_match is not None:
+            out["firstMatch"] = self.first_match.to_dict()
+        return out
+
+
+@dataclass
+class MentionForm:
+    form: str
+    """A word form a term matched (folded: lower case, ё as е)."""
+    documents: int
+    """Matched documents that contain this form."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"form": self.form, "documents": self.documents}
+
+
+@dataclass
+class MentionResult:
+    terms: list[Term]
+    match: Literal["all", "any"]
+    searched_documents: int
+    matched_documents: int
+    matched_chunks: int
+    forms: list[MentionForm]
+    documents: list[MentionDocument]
+    offset: int
+    limit: int
+    next_offset: int | None = None
+    notice: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "terms": [t.display for t in self.terms],
+            "match": self.match,
+            "searchedDocuments": self.searched_documents,
+            "matchedDocuments": self.matched_documents,
+            "matchedChunks": self.matched_chunks,
+            "forms": [f.to_dict() for f in self.forms],
+            "documents": [d.to_dict() for d in self.documents],
+            "offset": self.offset,
+        }
+        if self.next_offset is not None:
+            out["nextOffset"] = self.next_offset
+        if self.notice:
+            out["notice"] = self.notice
+        return out
+
+
+# --------------------------------------------------------------------------- search
+
+
+@dataclass
+class _TermHits:
+    chunks: np.ndarray  # chunk id per hit
+    docs: np.ndarray  # document per hit
+    forms: list[str]
+    title_docs: np.ndarray
+    title_forms: list[str]
+
+
+def _scan(pattern: re.Pattern[str], text: str, starts: np.ndarray, term: Term):
+    """Segment (chunk or title) of every hit of ``pattern`` in ``text``, and its word form."""
+    if term.exact:
+        # A closed term's form is the term itself: no need to read each match.
+        positions = [m.start() for m in pattern.finditer(text)]
+        forms = [term.text] * len(positions)
+    else:
+        positions = []
+        forms = []
+        add_pos = positions.append
+        add_form = forms.append
+        for m in pattern.finditer(text):
+            add_pos(m.start())
+            add_form(m.group())
+        if " " in term.text:
+            forms = [" ".join(f.split()) for f in forms]
+    if not positions:
+        return np.zeros(0, dtype=np.int64), forms
+    where = np.searchsorted(starts, np.asarray(positions, dtype=np.int64), side="right") - 1
+    return where, forms
+
+
+def _search_term(corpus: MentionCorpus, term: Term) -> _TermHits:
+    chunks, forms = _scan(term.pattern, corpus.text, corpus.chunk_starts, term)
+    title_docs, title_forms = _scan(term.pattern, corpus.title_text, corpus.title_starts, term)
+    return _TermHits(
+        chunks=chunks,
+        docs=corpus.chunk_doc[chunks].astype(np.int64),
+        forms=forms,
+        title_docs=title_docs,
+        title_forms=title_forms,
+    )
+
+
+def find_mentions(
+    corpus: MentionCorpus,
+    terms: Sequence[str] | Sequence[Term],
+    *,
+    match: Literal["all", "any"] = "all",
+    doc_filter: Callable[[str], bool] | None = None,
+    offset: int = 0,
+    limit: int = MAX_PAGE,
+) -> MentionResult:
+    """Every document in scope that mentions the terms, counted and paged.
+
+    ``match="all"`` keeps documents containing every term somewhere (title or text),
+    ``"any"`` those with at least one. ``doc_filter(source)`` decides which documents are in
+    scope (searched); None searches all. Documents come title matches first, then by number
+    of matching chunks (descending), then by source. ``limit`` is capped at :data:`MAX_PAGE`;
+    ``next_offset`` is set while more documents remain. The counts and ``forms`` always cover
+    every matched document, whatever the page.
+    """
+    if match not in ("all", "any"):
+        raise ValueError(f"match must be 'all' or 'any', not {match!r}")
+    if isinstance(terms, str):
+        terms = [terms]
+    terms_ = [t if isinstance(t, Term) else parse_terms([t])[0] for t in terms]
+    if not terms_:
+        raise ValueError("at least one term is required")
+    offset = max(int(offset), 0)
+    limit = min(max(int(limit), 1), MAX_PAGE)
+
+    ndocs = corpus.document_count
+    if doc_filter is None:
+        scope = np.ones(ndocs, dtype=bool)
+    else:
+        scope = np.fromiter((bool(doc_filter(s)) for s in corpus.sources), dtype=bool, count=ndocs)
+    searched = int(scope.sum())
+
+    hits = [_search_term(corpus, t) for t in terms_]
+    combined = np.ones(ndocs, dtype=bool) if match == "all" else np.zeros(ndocs, dtype=bool)
+    for h in hits:
+        has = np.zeros(ndocs, dtype=bool)
+        has[h.docs] = True
+        has[h.title_docs] = True
+        combined = combined & has if match == "all" else combined | has
+    matched = combined & scope
+
+    chunk_hit = np.zeros(corpus.chunk_count, dtype=bool)
+    title_hit = np.zeros(ndocs, dtype=bool)
+    for h in hits:
+        chunk_hit[h.chunks[matched[h.docs]]] = True
+        title_hit[h.title_docs[matched[h.title_docs]]] = True
+    hit_chunks = np.nonzero(chunk_hit)[0]
+    per_doc = np.bincount(corpus.chunk_doc[hit_chunks], minlength=ndocs)
+
+    matched_docs = np.nonzero(matched)[0]
+    forms = _count_forms(hits, matched)
+
+    # Rank: title matches first, then more matching chunks, then source.
+    order = np.lexsort(
+        (
+            corpus.source_rank[matched_docs],
+            -per_doc[matched_docs],
+            ~title_hit[matched_docs],
+        )
+    )
+    ranked = matched_docs[order]
+    page = ranked[offset : offset + limit]
+
+    first_chunk = _first_chunks(corpus, hit_chunks, page)
+    patterns = [t.pattern for t in terms_]
+    documents: list[MentionDocument] = []
+    for d in page.tolist():
+        c = first_chunk.get(d)
+        first = None
+        if c is not None:
+            first = FirstMatch(
+                chunk_index=int(corpus.chunk_index[c]),
+                snippet=_snippet(corpus.chunk_texts[c], int(corpus.chunk_search_from[c]), patterns),
+            )
+        documents.append(
+            MentionDocument(
+                source=corpus.sources[d],
+                title=corpus.titles[d],
+                matching_chunks=int(per_doc[d]),
+                title_match=bool(title_hit[d]),
+                first_match=first,
+            )
+        )
+
+    total = len(ranked)
+    next_offset = offset + limit if offset + limit < total else None
+    notice = None
+    if total == 0:
+        notice = _nothing_notice(terms_, match, searched, ndocs)
+    elif offset >= total:
+        notice = f"offset {offset} is past the last of the {total} matched documents."
+    return MentionResult(
+        terms=terms_,
+        match=match,
+        searched_documents=searched,
+        matched_documents=total,
+        matched_chunks=int(per_doc[matched_docs].sum()),
+        forms=forms,
+        documents=documents,
+        offset=offset,
+        limit=limit,
+        next_offset=next_offset,
+        notice=notice,
+    )
+
+
+def _count_forms(hits: list[_TermHits], matched: np.ndarray) -> list[MentionForm]:
+    pairs: set[tuple[str, int]] = set()
+    for h in hits:
+        for docs, forms in ((h.docs, h.forms), (h.title_docs, h.title_forms)):
+            if not forms:
+                continue
+            keep = matched[docs]
+            if keep.all():
+                pairs.update(zip(forms, docs.tolist(), strict=True))
+            elif keep.any():
+                idx = np.nonzero(keep)[0].tolist()
+                pairs.update((forms[i], int(docs[i])) for i in idx)
+    counts = Counter(form for form, _ in pairs)
+    out = [MentionForm(form, n) for form, n in counts.items()]
+    out.sort(key=lambda f: (-f.documents, f.form))
+    return out
+
+
+def _first_chunks(corpus: MentionCorpus, hit_chunks: np.ndarray, docs: np.ndarray) -> dict:
+    """For each of ``docs``, its matching chunk with the lowest chunk index."""
+    if not len(docs) or not len(hit_chunks):
+        return {}
+    wanted = np.zeros(corpus.document_count, dtype=bool)
+    wanted[docs] = True
+    cand = hit_chunks[wanted[corpus.chunk_doc[hit_chunks]]]
+    # Chunks are stored in (document, chunk index) order, so the first per document wins.
+    cand_docs = corpus.chunk_doc[cand]
+    _, first = np.unique(cand_docs, return_index=True)
+    return {int(corpus.chunk_doc[c]): int(c) for c in cand[first].tolist()}
+
+
+def _snippet(
+    text: str, search_from: int, patterns: list[re.Pattern[str]], width: int = SNIPPET_CHARS
+) -> str:
+    """About ``width`` characters of ``text`` around its first hit, whitespace collapsed.
+
+    Only ``text[search_from:]`` is searched (the part of the chunk that was counted). The hit
+    found in folded text is mapped back to the original by bisecting on the folded length of
+    prefixes: folding is local, so that length never decreases as the prefix grows.
+    """
+    body = text[search_from:]
+    folded = fold(body)
+    best: tuple[int, int] | None = None
+    for p in patterns:
+        m = p.search(folded)
+        if m is not None and m.end() > m.start() and (best is None or m.start() < best[0]):
+            best = (m.start(), m.end())
+    if best is None:
+        hit_start = hit_end = search_from
+    elif len(folded) == len(body) and folds_one_to_one(body):
+        hit_start, hit_end = search_from + best[0], search_from + best[1]
+    else:
+        hit_start = search_from + _prefix_for(body, best[0], end=False)
+        hit_end = max(hit_start, search_from + _prefix_for(body, best[1], end=True))
+    n = len(text)
+    if hit_end - hit_start >= width:
+        start, end = hit_start, hit_start + width
+    else:
+        pad = (width - (hit_end - hit_start)) // 2
+        start = max(0, hit_start - pad)
+        end = min(n, start + width)
+        start = max(0, min(start, end - width))
+        # Prefer cutting at whitespace, without losing the hit.
+        if start > 0:
+            space = text.find(" ", start, hit_start)
+            if space != -1 and space - start < 30:
+                start = space + 1
+        if end < n:
+            space = text.rfind(" ", hit_end, end)
+            if space != -1 and end - space < 30:
+                end = space
+    body = " ".join(text[start:end].split())
+    return ("…" if start > 0 else "") + body + ("…" if end < n else "")
+
+
+def _prefix_for(text: str, folded_offset: int, *, end: bool) -> int:
+    """Original offset matching ``folded_offset`` in ``fold(text)``.
+
+    For a start (``end=False``): the largest prefix folding to at most ``folded_offset``
+    characters; for an end: the smallest prefix folding to at least that many.
+    """
+    lo, hi = 0, len(text)
+    if end:
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if len(fold(text[:mid])) >= folded_offset:
+                hi = mid
+            else:
+                lo = mid + 1
+        return lo
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if len(fold(text[:mid])) <= folded_offset:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def _nothing_notice(terms: list[Term], match: str, searched: int, total_docs: int) -> str:
+    if searched == 0:
+        if total_docs == 0:
+            return "Nothing was searched: the index holds no documents."
+        return (
+            f"Nothing was searched: none of the {total_docs} indexed documents is in scope "
+            "(check the folder and filters)."
+        )
+    described = ", ".join(
+        f"{t.display} (that word only)" if t.exact else f"{t.display} (any word starting so)"
+        for t in terms
+    )
+    if len(terms) > 1:
+        described = ("every one of " if match == "all" else "any of ") + described
+    plural = "document" if searched == 1 else "documents"
+    return (
+        f"No document mentions {described}: searched the text and titles of {searched} "
+        f"indexed {plural}. Only indexed text is searched (files not yet synced and scans "
+        "without OCR have none)."
+    )
