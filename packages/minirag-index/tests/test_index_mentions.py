@@ -42,7 +42,7 @@ def test_look_alikes_from_stored_signatures(make_index):
     for source, text in (("/d/v1.md", CONTRACT), ("/d/v2.md", edited), ("/d/x.md", "other")):
         doc = SourceDoc(source, signature=signature_bytes(text))
         index.add_source(doc, [ChunkInput(text)])
-    assert [s for s, _ in index.look_alikes("/d/v1.md")] == ["/d/v2.md"]
+    assert [a.source for a in index.look_alikes("/d/v1.md")] == ["/d/v2.md"]
     assert index.look_alikes("/d/x.md") == []
-    overlap = index.look_alikes("/d/v2.md")[0][1]
+    overlap = index.look_alikes("/d/v2.md")[0].overlap
     assert 0.5 <= overlap < 1.0

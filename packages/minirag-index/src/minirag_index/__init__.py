@@ -8,6 +8,7 @@ from minirag_index.embedder import Embedder, ModelLoadError
 from minirag_index.index import (
     MAX_TOP_K,
     Hit,
+    LookAlike,
     MiniragIndex,
     NeighborChunk,
     SearchResult,
@@ -27,6 +28,7 @@ __all__ = [
     "IndexConfigError",
     "IndexMismatchError",
     "IndexSettings",
+    "LookAlike",
     "MiniragIndex",
     "ModelLoadError",
     "NeighborChunk",

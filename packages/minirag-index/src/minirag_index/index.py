@@ -83,6 +83,13 @@ class SearchResult:
 
 
 @dataclass(frozen=True)
+class LookAlike:
+    source: str
+    overlap: float
+    date: str | None = None
+
+
+@dataclass(frozen=True)
 class NeighborChunk:
     chunk_index: int
     text: str
@@ -293,20 +300,28 @@ class MiniragIndex:
         for source, first in firsts:
             first.pages = pages.get((source, first.chunk_index))
 
-    def look_alike_index(self) -> LookAlikeIndex:
-        def build() -> LookAlikeIndex:
-            data = self.store.column_table(["source", "signature"], "chunk_index = 0")
+    def _look_alike_view(self) -> tuple[LookAlikeIndex, dict[str, str | None]]:
+        def build() -> tuple[LookAlikeIndex, dict[str, str | None]]:
+            data = self.store.column_table(["source", "signature", "doc_date"], "chunk_index = 0")
             if data is None:
-                return LookAlikeIndex({})
+                return LookAlikeIndex({}), {}
             sources = data.column("source").to_pylist()
             signatures = data.column("signature").to_pylist()
-            return LookAlikeIndex(list(zip(sources, signatures, strict=True)))
+            dates = dict(zip(sources, data.column("doc_date").to_pylist(), strict=True))
+            return LookAlikeIndex(list(zip(sources, signatures, strict=True))), dates
 
         return self._per_version("lookalikes", build)
 
-    def look_alikes(self, source: str, limit: int = 3) -> list[tuple[str, float]]:
-        """Other documents sharing at least half their five-word runs with ``source``."""
-        return self.look_alike_index().look_alikes(source, limit=limit)
+    def look_alikes(self, source: str, limit: int = 3) -> list[LookAlike]:
+        """Other documents sharing at least half their five-word runs with ``source``.
+
+        Taken from the whole index, whatever scope or filter the caller searched with.
+        """
+        finder, dates = self._look_alike_view()
+        return [
+            LookAlike(other, overlap, dates.get(other))
+            for other, overlap in finder.look_alikes(source, limit=limit)
+        ]
 
     def sources(self, scope: str | None = None) -> dict[str, SourceInfo]:
         infos = self.store.sources(scope_filter_sql(scope))

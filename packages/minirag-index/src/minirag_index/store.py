@@ -335,30 +335,79 @@ class Store:
 
     def move_source(self, old: str, new: SourceDoc) -> int:
         """Give ``old``'s chunks (vectors included) to ``new.source`` in one commit."""
-        stored = self.rows(f"source = {sql_string(old)}", columns=None)
-        if not stored:
+        return self.move_sources({old: new})
+
+    def move_sources(self, moves: dict[str, SourceDoc]) -> int:
+        """Re-key every old source's rows under its new source, all in one commit.
+
+        Vectors, text, title, labels and signature travel with the rows; the new document's
+        hash, size and mtime (when given) replace the old ones. Returns the rows moved.
+        """
+        table = self.table()
+        if table is None or not moves:
             return 0
-        stored.sort(key=lambda r: r["chunk_index"])
-        chunks = [
-            ChunkInput(r["text"], r["context_chars"], r["joiner"], r["section"], r["pages"])
-            for r in stored
-        ]
-        first = stored[0]
-        moved = SourceDoc(
-            source=new.source,
-            source_type=new.source_type,
-            title=new.title or first["title"],
-            content_hash=new.content_hash or first["content_hash"],
-            size=new.size or first["size"],
-            mtime=new.mtime or first["mtime"],
-            scheme=first["scheme"],
-            ocr_engine=first["ocr_engine"],
-            doc_date=new.doc_date if new.doc_date is not None else first["doc_date"],
-            date_source=new.date_source if new.doc_date is not None else first["date_source"],
-            labels=new.labels if new.labels is not None else first["labels"],
-            signature=first["signature"],
+        olds = "source IN (" + ", ".join(sql_string(s) for s in moves) + ")"
+        rows = self.rows(olds, columns=None)
+        now = time.time()
+        for row in rows:
+            new = moves[row["source"]]
+            row.update(
+                id=_row_id(new.source, row["chunk_index"]),
+                source=new.source,
+                parent_id=parent_id_for(new.source, row["section"]),
+                content_hash=new.content_hash or row["content_hash"],
+                size=new.size or row["size"],
+                mtime=new.mtime or row["mtime"],
+                ingested_at=now,
+            )
+        if not rows:
+            return 0
+        import pyarrow as pa
+
+        data = pa.Table.from_pylist(rows, schema=table.schema)
+        news = " OR ".join(f"source = {sql_string(d.source)}" for d in moves.values())
+        _retry(
+            lambda: (
+                table.merge_insert("id")
+                .when_matched_update_all()
+                .when_not_matched_insert_all()
+                .when_not_matched_by_source_delete(f"{olds} OR {news}")
+                .execute(data)
+            )
         )
-        return self.replace_source(moved, chunks, [r["vector"] for r in stored], replaces=[old])
+        return len(rows)
+
+    def set_signatures(self, signatures: dict[str, bytes]) -> None:
+        """Store look-alike signatures (on each source's chunk 0) in one commit."""
+        self._update_columns(
+            ["source", "chunk_index"],
+            {
+                "source": (list(signatures), "string"),
+                "chunk_index": ([0] * len(signatures), "int32"),
+                "signature": (list(signatures.values()), "binary"),
+            },
+        )
+
+    def set_file_stats(self, stats: Sequence[tuple[str, int, float]]) -> None:
+        """Record new (size, mtime) for sources whose bytes did not change, in one commit."""
+        self._update_columns(
+            ["source"],
+            {
+                "source": ([s for s, _, _ in stats], "string"),
+                "size": ([size for _, size, _ in stats], "int64"),
+                "mtime": ([mtime for _, _, mtime in stats], "float64"),
+            },
+        )
+
+    def _update_columns(self, keys: list[str], columns: dict[str, tuple[list, str]]) -> None:
+        """Overwrite only ``columns`` on the rows matching ``keys``; other columns stay."""
+        table = self.table()
+        if table is None or not next(iter(columns.values()))[0]:
+            return
+        import pyarrow as pa
+
+        data = pa.table({n: pa.array(v, getattr(pa, t)()) for n, (v, t) in columns.items()})
+        _retry(lambda: table.merge_insert(keys).when_matched_update_all().execute(data))
 
     def update_source_fields(self, source: str, values: dict[str, Any]) -> None:
         """Rewrite metadata columns (labels, date, signature…) without touching vectors."""

@@ -15,6 +15,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from minirag_ingest.ocr import (
+    DEFAULT_MIN_CHARS_PER_PAGE,
+    IMAGE_EXTENSIONS,
+    OcrEngine,
+    OcrError,
+)
+
 SUPPORTED_EXTENSIONS: frozenset[str] = frozenset(
     {
         ".md",
@@ -57,40 +64,69 @@ class ConversionError(Exception):
 
 @dataclass(frozen=True)
 class Converted:
-    """The Markdown of one document plus what the converter knew about it."""
+    """The Markdown of one document plus what the converter knew about it.
+
+    ``pages`` holds the text of each PDF page (index 0 is page 1) for citing page numbers; a
+    page read by OCR holds its recognised text too. ``ocr_engine`` names the engine whose text
+    is part of ``markdown`` ("" when none is).
+    """
 
     markdown: str
     metadata_title: str | None
     pages: list[str] | None
     kind: str
+    ocr_engine: str = ""
 
 
-def convert_file(path: Path, *, max_file_size: int, ocr: object | None = None) -> Converted:
+def convert_file(
+    path: Path,
+    *,
+    max_file_size: int,
+    ocr: OcrEngine | None = None,
+    ocr_min_chars_per_page: int = DEFAULT_MIN_CHARS_PER_PAGE,
+) -> Converted:
     """Convert one file on disk, refusing oversized files before reading them.
 
-    ``ocr`` is reserved for the optional OCR plug-in (the ``[ocr]`` extra); it is accepted
-    but not used yet, so a scanned PDF fails with the install hint either way.
+    With an OCR engine (the ``[ocr]`` extra), each PDF page whose text layer holds fewer than
+    ``ocr_min_chars_per_page`` characters (0: none) is recognised and its text appended after
+    the converted document, and image files are read. Without one, a PDF with no text at all
+    fails with the install command.
     """
     path = Path(path)
     kind = path.suffix.lower().lstrip(".")
-    if f".{kind}" not in SUPPORTED_EXTENSIONS:
+    image = ocr is not None and f".{kind}" in ocr.image_extensions
+    if f".{kind}" not in SUPPORTED_EXTENSIONS and not image:
+        if f".{kind}" in IMAGE_EXTENSIONS:
+            raise ConversionError(
+                path, f"image files need OCR support; install it with: {OCR_INSTALL_COMMAND}"
+            )
         raise ConversionError(path, f"unsupported file type {path.suffix or '(none)'!r}")
     _check_size(path, max_file_size)
+    if image:
+        assert ocr is not None
+        return _convert_image(path, kind, ocr)
     if kind == "vtt":
         return _convert_vtt(path)
     result = _run_markitdown(path, kind)
     markdown = strip_inline_images(_tidy(result.text_content or ""))
     pages = None
+    engine = ""
     if kind == "pdf":
-        if not markdown.strip():
-            # Hook for the OCR plug-in: once its interface exists, a plug-in passed as `ocr`
-            # recognises the scanned pages here instead of this error being raised.
+        if not markdown.strip() and ocr is None:
             raise ConversionError(path, _scan_reason())
         pages = _pdf_page_texts(path)
+        if ocr is not None and ocr_min_chars_per_page > 0:
+            markdown, pages, engine = _ocr_pdf_pages(
+                path, markdown, pages, ocr, ocr_min_chars_per_page
+            )
+        if not markdown.strip():
+            raise ConversionError(path, _empty_pdf_reason(ocr, ocr_min_chars_per_page))
     title = _clean_title(result.title) if kind in _METADATA_TITLE_KINDS else None
     if kind == "ipynb":
         title = _notebook_metadata_title(path)
-    return Converted(markdown=markdown, metadata_title=title, pages=pages, kind=kind)
+    return Converted(
+        markdown=markdown, metadata_title=title, pages=pages, kind=kind, ocr_engine=engine
+    )
 
 
 def convert_content(content: str, fmt: ContentFormat) -> Converted:
@@ -275,6 +311,68 @@ def _scan_reason() -> str:
     return (
         "the PDF has no text layer and looks like a scan; "
         f"install OCR support with: {OCR_INSTALL_COMMAND}"
+    )
+
+
+def _empty_pdf_reason(ocr: OcrEngine | None, min_chars: int) -> str:
+    if ocr is None:
+        return _scan_reason()
+    if min_chars <= 0:
+        return (
+            "the PDF has no text layer and RAG_OCR_MIN_CHARS_PER_PAGE=0 turns OCR of PDF pages "
+            "off; set it above 0 to read scanned pages"
+        )
+    return f"the PDF has no text layer and OCR ({ocr.name}) found no text on its pages"
+
+
+# --- OCR -------------------------------------------------------------------------------------
+
+
+def visible_chars(text: str) -> int:
+    """Characters of ``text`` that are not whitespace."""
+    return sum(1 for ch in text if not ch.isspace())
+
+
+def _ocr_pdf_pages(
+    path: Path, markdown: str, pages: list[str], ocr: OcrEngine, min_chars: int
+) -> tuple[str, list[str], str]:
+    """Recognise the pages whose text layer is short; their text goes after the document.
+
+    Appending rather than weaving it into page order keeps the converted pages' tables and
+    headings intact. Each recognised text also joins its page in ``pages``, so chunks of it
+    get that page number.
+    """
+    scanned = [number for number, text in enumerate(pages, 1) if visible_chars(text) < min_chars]
+    if not scanned:
+        return markdown, pages, ""
+    try:
+        recognised = ocr.recognise_pdf_pages(path, scanned)
+    except OcrError as exc:
+        raise ConversionError(path, f"OCR failed: {exc}") from exc
+    pages = list(pages)
+    blocks: list[str] = []
+    for number in scanned:
+        text = (recognised.get(number) or "").strip()
+        if not text:
+            continue
+        blocks.append(text)
+        pages[number - 1] = f"{pages[number - 1]}\n{text}" if pages[number - 1].strip() else text
+    if not blocks:
+        return markdown, pages, ""
+    body = markdown.rstrip("\n")
+    joined = "\n\n".join(blocks)
+    return _tidy(f"{body}\n\n{joined}" if body else joined), pages, ocr.name
+
+
+def _convert_image(path: Path, kind: str, ocr: OcrEngine) -> Converted:
+    """An image file read by OCR, every page of a multi-page TIFF in order; no page numbers."""
+    try:
+        texts = ocr.recognise_image(path)
+    except OcrError as exc:
+        raise ConversionError(path, f"OCR failed: {exc}") from exc
+    markdown = _tidy("\n\n".join(text.strip() for text in texts if text.strip()))
+    return Converted(
+        markdown=markdown, metadata_title=None, pages=None, kind=kind, ocr_engine=ocr.name
     )
 
 

@@ -14,13 +14,14 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
-from minirag_index import ChunkInput, MiniragIndex, SourceDoc, rebuild_document
+from minirag_index import ChunkInput, MiniragIndex, SourceDoc, SourceInfo, rebuild_document
 from minirag_index.lookalike import signature_bytes
 from minirag_ingest.chunking import SCHEME_VERSION, chunk_markdown
 from minirag_ingest.convert import SUPPORTED_EXTENSIONS, ConversionError, Converted
 from minirag_ingest.convert import convert_content as _convert_content
 from minirag_ingest.convert import convert_file as _convert_file
 from minirag_ingest.dates import document_date
+from minirag_ingest.ocr import DEFAULT_MIN_CHARS_PER_PAGE, OcrEngine
 from minirag_ingest.pages import PageIndex
 from minirag_ingest.roots import Roots
 from minirag_ingest.scan import is_excluded
@@ -29,6 +30,8 @@ from minirag_ingest.titles import choose_title, title_prefix_for_chunk
 from minirag_ingest.urls import check_scheme, fetch
 
 ContentFormat = Literal["text", "markdown", "html"]
+# PDFs carry page numbers from this chunking scheme on; older ones lack them until re-read.
+PAGES_SINCE_SCHEME = 1
 _HASH_BLOCK = 1 << 20
 
 
@@ -50,6 +53,15 @@ class IngestResult:
     title: str
     chunks: int
     source_type: str
+
+
+def lacks_pages(info: SourceInfo) -> bool:
+    """A PDF file indexed before page numbers were recorded."""
+    return (
+        info.source_type == "file"
+        and info.source.lower().endswith(".pdf")
+        and info.scheme < PAGES_SINCE_SCHEME
+    )
 
 
 def file_hash(path: Path) -> str:
@@ -84,11 +96,20 @@ class Pipeline:
         settings: IngestSettings,
         *,
         extra_extensions: Sequence[str] = (),
+        ocr: OcrEngine | None = None,
+        ocr_min_chars_per_page: int = DEFAULT_MIN_CHARS_PER_PAGE,
     ):
         self.index = index
         self.roots = roots
         self.settings = settings
-        self.extensions = {*SUPPORTED_EXTENSIONS, *(e.lower() for e in extra_extensions)}
+        self.ocr = ocr
+        self.ocr_min_chars_per_page = ocr_min_chars_per_page
+        ocr_extensions = ocr.image_extensions if ocr is not None else ()
+        self.extensions = {
+            *SUPPORTED_EXTENSIONS,
+            *(e.lower() for e in extra_extensions),
+            *ocr_extensions,
+        }
 
     # -- preparing -------------------------------------------------------------------------
     def chunk(self, converted: Converted, title: str) -> list[ChunkInput]:
@@ -127,7 +148,12 @@ class Pipeline:
         """Convert and chunk one file (``path`` is the path it is indexed under)."""
         path = Path(path)
         stat = path.stat()
-        converted = _convert_file(path, max_file_size=self.settings.max_file_size)
+        converted = _convert_file(
+            path,
+            max_file_size=self.settings.max_file_size,
+            ocr=self.ocr,
+            ocr_min_chars_per_page=self.ocr_min_chars_per_page,
+        )
         title = choose_title(
             metadata_title=converted.metadata_title,
             markdown=converted.markdown,
@@ -143,6 +169,7 @@ class Pipeline:
             mtime=stat.st_mtime,
             doc_date=date.date.isoformat() if date else None,
             date_source=date.source if date else None,
+            ocr_engine=converted.ocr_engine,
         )
         return self._finish(doc, self.chunk(converted, title))
 

@@ -1,0 +1,252 @@
+"""Carving a document into sections, one way per category, and capping section size."""
+
+from __future__ import annotations
+
+import math
+
+from ._blocks import Block, Line, parse_blocks, strip_span
+from ._detect import timestamp_seconds
+from ._model import SECTION_CHAR_CAP, TRANSCRIPT_WINDOW_SECONDS
+from ._pack import (
+    LEVEL_ITEMS,
+    LEVEL_LINE,
+    LEVEL_SENTENCES,
+    Packer,
+    SectionPlan,
+    Unit,
+    item_spans,
+    paragraph_spans,
+    sentence_spans,
+)
+
+
+def _units(blocks: list[Block], packer: Packer) -> list[Unit]:
+    units: list[Unit] = []
+    for block in blocks:
+        if block.kind == "paragraph":
+            units.append(Unit(block.start, block.end, "text", level=LEVEL_ITEMS))
+        elif block.kind == "table":
+            header_start, header_end = block.header
+            units.append(Unit(header_start, header_end, "thead"))
+            if block.rows:
+                lead = packer.table_lead(header_start, header_end)
+                for row_start, row_end in block.rows:
+                    units.append(Unit(row_start, row_end, "row", lead=lead, block_start=False))
+        elif block.kind == "code":
+            units.append(Unit(block.start, block.end, "code"))
+        else:  # heading or slide marker: one line
+            units.append(Unit(block.start, block.end, "text", level=LEVEL_LINE))
+    return units
+
+
+# ----- the 4,000-character cap ----------------------------------------------------------------
+
+
+def _refine(unit: Unit, packer: Packer) -> list[Unit]:
+    """Cut an over-cap unit at its next natural boundaries (never inside a table row)."""
+    doc = packer.doc
+    if unit.kind == "code":
+        group = packer.new_group()
+        lines = []
+        pos = unit.start
+        for raw in doc[unit.start : unit.end].split("\n"):
+            start, end = strip_span(doc, pos, pos + len(raw))
+            if start < end:
+                lines.append(Unit(start, end, "codeline", group=group, block_start=False))
+            pos += len(raw) + 1
+        return lines
+    if unit.kind == "turn":
+        head = Unit(unit.start, unit.head_end, "text", level=LEVEL_SENTENCES)
+        body_start, body_end = strip_span(doc, unit.head_end, unit.end)
+        pieces = [head]
+        if body_start < body_end:
+            for start, end in paragraph_spans(doc, body_start, body_end):
+                pieces.append(Unit(start, end, "text", lead=unit.lead, block_start=False))
+        return [p for piece in pieces for p in _refine_if_over(piece, packer)]
+    if unit.kind != "text":
+        return [unit]  # a table row or header over the cap stays whole: the cap is soft here
+    spans = []
+    level = unit.level
+    while level <= LEVEL_SENTENCES and len(spans) <= 1:
+        spans = (item_spans if level == LEVEL_ITEMS else sentence_spans)(doc, unit.start, unit.end)
+        level += 1
+    if len(spans) <= 1:
+        return [unit]  # one sentence over the cap stays whole
+    pieces = [
+        Unit(start, end, "text", lead=unit.lead, level=level, block_start=False)
+        for start, end in spans
+    ]
+    pieces[0].block_start = unit.block_start
+    return [p for piece in pieces for p in _refine_if_over(piece, packer)]
+
+
+def _refine_if_over(unit: Unit, packer: Packer) -> list[Unit]:
+    if unit.end - unit.start > SECTION_CHAR_CAP:
+        return _refine(unit, packer)
+    return [unit]
+
+
+def cap_sections(plan: SectionPlan, packer: Packer) -> list[SectionPlan]:
+    """Split a section longer than the cap into consecutive sections below it."""
+    total = plan.end - plan.start
+    if total <= SECTION_CHAR_CAP:
+        return [plan]
+    units = [piece for unit in plan.units for piece in _refine_if_over(unit, packer)]
+    target = total / math.ceil(total / SECTION_CHAR_CAP)
+    groups: list[list[Unit]] = []
+    current: list[Unit] = []
+    for unit in units:
+        if current:
+            too_long = unit.end - current[0].start > SECTION_CHAR_CAP
+            full = unit.block_start and current[-1].end - current[0].start >= target
+            if too_long or full:
+                groups.append(current)
+                current = []
+        current.append(unit)
+    groups.append(current)
+    return [
+        SectionPlan(group, plan.ctx_first if index == 0 else plan.ctx_rest, plan.ctx_rest)
+        for index, group in enumerate(groups)
+    ]
+
+
+# ----- per category ---------------------------------------------------------------------------
+
+
+def carve_headings(doc: str, lines: list[Line], packer: Packer) -> list[SectionPlan]:
+    blocks = parse_blocks(doc, lines)
+    plans: list[SectionPlan] = []
+    index = 0
+    while index < len(blocks) and blocks[index].kind != "heading":
+        index += 1
+    if index:
+        plans.append(SectionPlan(_units(blocks[:index], packer), "", ""))
+    stack: list[tuple[int, str]] = []
+    pending: list[Block] = []  # headings with no text of their own, carried into the next one
+    pending_ancestors: list[str] = []
+    while index < len(blocks):
+        heading = blocks[index]
+        index += 1
+        content_start = index
+        while index < len(blocks) and blocks[index].kind != "heading":
+            index += 1
+        content = blocks[content_start:index]
+        while stack and stack[-1][0] >= heading.level:
+            stack.pop()
+        if not pending:
+            pending_ancestors = [title for _, title in stack]
+        stack.append((heading.level, heading.title))
+        pending.append(heading)
+        nested_next = index < len(blocks) and blocks[index].level > heading.level
+        if not content and nested_next:
+            continue
+        units = [Unit(h.start, h.end, "text", level=LEVEL_LINE) for h in pending]
+        units += _units(content, packer)
+        plans.append(
+            SectionPlan(
+                units,
+                packer.breadcrumb(pending_ancestors),
+                packer.breadcrumb([title for _, title in stack]),
+            )
+        )
+        pending = []
+    return plans
+
+
+def carve_generic(doc: str, lines: list[Line], packer: Packer) -> list[SectionPlan]:
+    plans: list[SectionPlan] = []
+    prose: list[Block] = []
+    for block in parse_blocks(doc, lines):
+        if block.kind in ("table", "code"):
+            if prose:
+                plans.append(SectionPlan(_units(prose, packer), "", ""))
+                prose = []
+            plans.append(SectionPlan(_units([block], packer), "", ""))
+        else:
+            prose.append(block)
+    if prose:
+        plans.append(SectionPlan(_units(prose, packer), "", ""))
+    return plans
+
+
+def carve_slides(doc: str, lines: list[Line], packer: Packer) -> list[SectionPlan]:
+    plans: list[SectionPlan] = []
+    current: list[Block] = []
+
+    def flush() -> None:
+        if not current:
+            return
+        ctx = ""
+        if current[0].kind == "slide":
+            label = f"Slide {current[0].level}"
+            title = next((b.title for b in current if b.kind == "heading" and b.title), "")
+            ctx = packer.fit_line(f"{label}: {title}" if title else label)
+        plans.append(SectionPlan(_units(current, packer), "", ctx))
+        current.clear()
+
+    for block in parse_blocks(doc, lines):
+        if block.kind == "slide":
+            flush()
+        current.append(block)
+    flush()
+    return plans
+
+
+def _clock(seconds: int) -> str:
+    hours, rest = divmod(seconds, 3600)
+    minutes, secs = divmod(rest, 60)
+    if hours:
+        return f"{hours}:{minutes:02d}:{secs:02d}"
+    return f"{minutes:02d}:{secs:02d}"
+
+
+def window_label(seconds: int) -> str:
+    start = seconds // TRANSCRIPT_WINDOW_SECONDS * TRANSCRIPT_WINDOW_SECONDS
+    return f"[{_clock(start)}–{_clock(start + TRANSCRIPT_WINDOW_SECONDS)}]"
+
+
+def carve_transcript(doc: str, lines: list[Line], packer: Packer, title: str) -> list[SectionPlan]:
+    turns: list[tuple[int, int, int, int, str]] = []  # start, head_end, end, seconds, head
+    preamble_end = None
+    for line in lines:
+        if line.blank:
+            continue
+        seconds = timestamp_seconds(line.text)
+        if seconds is None:
+            continue
+        start, head_end = strip_span(doc, line.start, line.end)
+        if preamble_end is None:
+            preamble_end = line.start
+        turns.append((start, head_end, 0, seconds, line.text.strip()))
+    plans: list[SectionPlan] = []
+    if preamble_end is None:  # not reachable through detection, but stay total
+        preamble_end = len(doc)
+    pre_start, pre_end = strip_span(doc, 0, preamble_end)
+    if pre_start < pre_end:
+        units = [
+            Unit(start, end, "text", level=LEVEL_ITEMS)
+            for start, end in paragraph_spans(doc, pre_start, pre_end)
+        ]
+        plans.append(SectionPlan(units, "", ""))
+    window_units: list[Unit] = []
+    window = None
+    for number, (start, head_end, _, seconds, head) in enumerate(turns):
+        next_start = turns[number + 1][0] if number + 1 < len(turns) else len(doc)
+        _, end = strip_span(doc, start, next_start)
+        unit = Unit(start, end, "turn", lead=packer.fit_line(head), head_end=head_end)
+        this_window = seconds // TRANSCRIPT_WINDOW_SECONDS
+        if window_units and this_window != window:
+            plans.append(_window_plan(window_units, window, title, packer))
+            window_units = []
+        window = this_window
+        window_units.append(unit)
+    if window_units:
+        plans.append(_window_plan(window_units, window, title, packer))
+    return plans
+
+
+def _window_plan(units: list[Unit], window: int | None, title: str, packer: Packer) -> SectionPlan:
+    label = window_label((window or 0) * TRANSCRIPT_WINDOW_SECONDS)
+    title = " ".join(title.split())
+    ctx = packer.fit_line(f"{label} {title}" if title else label)
+    return SectionPlan(units, ctx, ctx)

@@ -1,0 +1,254 @@
+"""Background syncs for the MCP server: ``sync_start`` returns a job id, ``sync_status`` polls it.
+
+:meth:`JobManager.start` takes the sync lock in the caller's thread, so a second sync is refused
+at once with :class:`~minirag_ingest.lock.SyncLocked` (naming the holder's PID and how long it
+has been running) instead of returning a job id that fails a moment later. The lock is handed to
+the worker thread and released when the sync ends, however it ends.
+
+A job is ``running``, then ``succeeded`` or ``failed``. It fails when the sync itself raised (a
+scope outside the roots or excluded by a rule, an index built with another model…; ``error``
+says why) or when any item failed (a file that could not be read, a folder that could not be
+listed), matching the CLI's exit status; the counts and ``errors`` say what happened either way.
+Counts, errors and ``{done, total}`` progress can be read while the job runs.
+
+Jobs live as long as the process; the most recent :data:`KEEP_FINISHED` finished jobs are kept.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from minirag_ingest.lock import SyncLock
+from minirag_ingest.sync import SyncReport, sync
+
+if TYPE_CHECKING:
+    from minirag_ingest.pipeline import Pipeline
+
+log = logging.getLogger(__name__)
+
+KEEP_FINISHED = 50
+JobState = Literal["running", "succeeded", "failed"]
+ProgressListener = Callable[[str, int, int], None]  # (job id, done, total)
+
+
+class UnknownJob(KeyError):
+    """No job with that id is known to this process."""
+
+    def __init__(self, job_id: str) -> None:
+        super().__init__(job_id)
+        self.job_id = job_id
+
+    def __str__(self) -> str:
+        return (
+            f"no sync job {self.job_id!r} is known (jobs last as long as the server process); "
+            "start one with sync_start"
+        )
+
+
+@dataclass(frozen=True)
+class JobStatus:
+    """A snapshot of one job."""
+
+    job_id: str
+    state: JobState
+    scope: str | None
+    counts: dict[str, int]
+    errors: list[dict[str, str]]
+    progress: dict[str, int]  # {"done": …, "total": …}
+    started_at: float
+    finished_at: float | None = None
+    error: str | None = None  # why the sync itself stopped, when it raised
+    unreadable_files: tuple[str, ...] = ()  # indexed files kept unread (images without OCR)
+
+    @property
+    def finished(self) -> bool:
+        return self.state != "running"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The sync_status payload: camelCase keys, times as ISO 8601 UTC."""
+        data: dict[str, Any] = {
+            "jobId": self.job_id,
+            "state": self.state,
+            "counts": dict(self.counts),
+            "errors": [dict(e) for e in self.errors],
+            "progress": dict(self.progress),
+            "startedAt": _iso(self.started_at),
+        }
+        if self.scope is not None:
+            data["scope"] = self.scope
+        if self.finished_at is not None:
+            data["finishedAt"] = _iso(self.finished_at)
+        if self.error is not None:
+            data["error"] = self.error
+        if self.unreadable_files:
+            data["unreadableFiles"] = list(self.unreadable_files)
+        return data
+
+
+def _iso(timestamp: float) -> str:
+    return datetime.fromtimestamp(timestamp, UTC).isoformat(timespec="seconds")
+
+
+class _Job:
+    def __init__(self, job_id: str, scope: str | None) -> None:
+        self.job_id = job_id
+        self.scope = scope
+        self.report = SyncReport()
+        self.state: JobState = "running"
+        self.done = 0
+        self.total = 0
+        self.started_at = time.time()
+        self.finished_at: float | None = None
+        self.error: str | None = None
+        self.ended = threading.Event()
+
+    def snapshot(self) -> JobStatus:
+        errors = [dict(e) for e in list(self.report.errors)]
+        if self.error is not None:
+            errors.append({"path": self.scope or "", "reason": self.error})
+        return JobStatus(
+            job_id=self.job_id,
+            state=self.state,
+            scope=self.scope,
+            counts=self.report.counts(),
+            errors=errors,
+            progress={"done": self.done, "total": self.total},
+            started_at=self.started_at,
+            finished_at=self.finished_at,
+            error=self.error,
+            unreadable_files=tuple(self.report.unreadable_files),
+        )
+
+
+class JobManager:
+    """Runs :func:`~minirag_ingest.sync.sync` over ``pipeline`` in background threads.
+
+    ``on_progress(job_id, done, total)`` is called from the worker thread whenever a job's
+    progress moves (a server turns it into MCP progress notifications); ``start`` can add a
+    listener for one job.
+    """
+
+    def __init__(
+        self,
+        pipeline: Pipeline,
+        *,
+        keep: int = KEEP_FINISHED,
+        on_progress: ProgressListener | None = None,
+    ) -> None:
+        self.pipeline = pipeline
+        self.keep = keep
+        self.on_progress = on_progress
+        self._jobs: dict[str, _Job] = {}  # insertion order = start order
+        self._guard = threading.Lock()
+
+    def start(
+        self,
+        scope: str | os.PathLike[str] | None = None,
+        *,
+        on_progress: ProgressListener | None = None,
+    ) -> str:
+        """Start a sync and return its job id at once.
+
+        Raises :class:`~minirag_ingest.lock.SyncLocked` straight away when another sync (in
+        this process or another) holds the lock. Problems found once the sync runs - a scope
+        outside the roots, an unreadable file - end up in the job's status instead.
+        """
+        lock = SyncLock(self.pipeline.index.store.db_path).acquire()
+        try:
+            job = _Job(uuid.uuid4().hex[:12], None if scope is None else str(scope))
+            with self._guard:
+                self._jobs[job.job_id] = job
+                self._prune()
+            listeners = [f for f in (self.on_progress, on_progress) if f is not None]
+            thread = threading.Thread(
+                target=self._run,
+                args=(job, scope, lock, listeners),
+                name=f"minirag-sync-{job.job_id}",
+                daemon=True,
+            )
+            thread.start()
+        except BaseException:
+            lock.release()
+            raise
+        return job.job_id
+
+    def _run(
+        self,
+        job: _Job,
+        scope: str | os.PathLike[str] | None,
+        lock: SyncLock,
+        listeners: list[ProgressListener],
+    ) -> None:
+        def progress(done: int, total: int) -> None:
+            job.done, job.total = done, total
+            for listener in listeners:
+                try:
+                    listener(job.job_id, done, total)
+                except Exception as exc:
+                    log.warning("sync progress listener failed: %s", exc)
+
+        try:
+            sync(
+                self.pipeline,
+                None if scope is None else Path(scope),
+                progress=progress,
+                report=job.report,
+                lock=lock,
+            )
+        except Exception as exc:
+            job.error = str(exc) or type(exc).__name__
+            log.warning("sync job %s failed: %s", job.job_id, job.error)
+        finally:
+            lock.release()
+            job.finished_at = time.time()
+            job.state = "failed" if job.error is not None or not job.report.ok else "succeeded"
+            job.ended.set()
+
+    def _prune(self) -> None:
+        finished = [j for j in self._jobs.values() if j.state != "running"]
+        for job in finished[: max(0, len(finished) - self.keep)]:
+            del self._jobs[job.job_id]
+
+    def _job(self, job_id: str) -> _Job:
+        with self._guard:
+            job = self._jobs.get(job_id)
+        if job is None:
+            raise UnknownJob(job_id)
+        return job
+
+    def status(self, job_id: str) -> JobStatus:
+        """The job's state, counts, errors and progress; :class:`UnknownJob` (a KeyError)
+        for an id this process does not know."""
+        return self._job(job_id).snapshot()
+
+    def get(self, job_id: str) -> JobStatus | None:
+        """Like :meth:`status`, but None for an unknown id."""
+        try:
+            return self.status(job_id)
+        except UnknownJob:
+            return None
+
+    def wait(self, job_id: str, timeout: float | None = None) -> JobStatus:
+        """Block until the job ends (or ``timeout`` passes) and return its status."""
+        job = self._job(job_id)
+        job.ended.wait(timeout)
+        return job.snapshot()
+
+    def jobs(self) -> list[JobStatus]:
+        """Every known job, most recent first."""
+        with self._guard:
+            current = list(self._jobs.values())
+        return [job.snapshot() for job in reversed(current)]
+
+    def running(self) -> JobStatus | None:
+        """The job of this process that is running now, if any."""
+        return next((job for job in self.jobs() if job.state == "running"), None)

@@ -1,0 +1,556 @@
+"""Reconciling the index with the document roots (or one folder or file inside them).
+
+One pass, under the sync lock (:mod:`minirag_ingest.lock`):
+
+1. Scan the disk (:func:`minirag_ingest.scan.scan`) and read what the index holds with one
+   ``sources()`` query (plus one two-column query that spots a source stored twice).
+2. Decide per file. A file whose size and mtime match what is stored is skipped without being
+   read. When either differs, its content hash decides: the same bytes (a touch, a copy that kept
+   its contents) are skipped and their stored size/mtime updated (one commit for all of them),
+   so the next sync takes the fast path again; other bytes are read again. A source cut by an
+   older chunking scheme, or stored twice by two racing writers, is read again whatever its
+   bytes.
+3. Moves. A new file with the same name and bytes as an indexed file that is gone from disk
+   gets that file's chunks (vectors included) - nothing is read, converted or embedded again.
+   Up to :data:`MOVE_BATCH` moves share one commit (old rows out, new rows in, together).
+   Only files inside this sync's scope can be the old place, so a sync scoped to the new
+   folder ingests the file as new and leaves the old entry for a full sync.
+4. Deletions. An indexed file that is gone, or that a ``.miniragignore`` rule now excludes, is
+   removed - but never one under a folder that could not be listed, a root that is an empty
+   folder or a root whose ignore file is unreadable. Those folders are reported as errors naming
+   the first few files kept; a root always counts as one failed item, a subfolder only when
+   something indexed is under it or it was the requested scope. An indexed image that the scan
+   no longer lists because the [ocr] extra is gone is kept and counted as ``unreadable``.
+5. Files to read are converted and chunked one by one and embedded in batches of several
+   documents (:meth:`Pipeline.store`), each source swapped in one commit. A file that fails is
+   recorded in ``errors`` and the rest carry on.
+6. Documents without a look-alike signature (an index built before signatures existed) get one
+   from their stored chunk text, :data:`SIGN_BATCH` documents per read and per commit: nothing
+   is read from disk or embedded again.
+7. The keyword indexes are refreshed at the end (and every :data:`REFRESH_EVERY` stored files on
+   a long sync), only when something was written.
+
+Data and URL sources are never read, moved or deleted by a sync. A full sync (no scope) does
+sign them, since that only adds a field computed from their stored text. File sources outside
+every root (a root taken out of BASE_DIRS) are left as they are.
+
+A sync killed at any point leaves every source either as it was or as it became: each swap,
+move or deletion is one commit, and the next sync picks up what is left.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import unicodedata
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from minirag_index import (
+    IndexMismatchError,
+    ModelLoadError,
+    SourceDoc,
+    StoredChunk,
+    rebuild_document,
+)
+from minirag_index.scope import sql_string
+from minirag_ingest.chunking import SCHEME_VERSION
+from minirag_ingest.convert import ConversionError
+from minirag_ingest.lock import SyncLock
+from minirag_ingest.roots import in_scope
+from minirag_ingest.scan import ScannedFile, UnlistedFolder, is_excluded, scan
+
+if TYPE_CHECKING:
+    from minirag_index import SourceInfo
+    from minirag_ingest.pipeline import Pipeline, Prepared
+
+log = logging.getLogger(__name__)
+
+BATCH_DOCS = 16  # documents whose chunks are embedded together
+BATCH_CHUNKS = 512  # ...or fewer documents once they hold this many chunks
+MOVE_BATCH = 100  # moves committed together
+SIGN_BATCH = 256  # documents signed per read and per commit
+REFRESH_EVERY = 500  # fold new rows into the keyword indexes this often on a long sync
+KEPT_NAMES_SHOWN = 3
+# Image files join the scan only with the [ocr] extra; one indexed with it is kept without it.
+IMAGE_EXTENSIONS = frozenset({".png", ".jpg", ".jpeg", ".tiff", ".tif", ".bmp", ".webp"})
+
+COUNT_NAMES = (
+    "scanned",
+    "ingested",
+    "skipped",
+    "moved",
+    "deleted",
+    "relabelled",
+    "signed",
+    "ignored",
+    "unreadable",
+    "failed",
+)
+
+ProgressCallback = Callable[[int, int], None]
+
+
+@dataclass
+class SyncReport:
+    """What a sync did. Safe to read from another thread while the sync fills it in."""
+
+    scanned: int = 0
+    ingested: int = 0
+    skipped: int = 0
+    moved: int = 0
+    deleted: int = 0
+    relabelled: int = 0  # documents re-labelled from stored text; 0 until classification exists
+    signed: int = 0
+    ignored: int = 0
+    unreadable: int = 0  # indexed files this install cannot read again (images without OCR)
+    failed: int = 0
+    errors: list[dict[str, str]] = field(default_factory=list)
+    unreadable_files: list[str] = field(default_factory=list)  # the sources counted unreadable
+
+    @property
+    def ok(self) -> bool:
+        return self.failed == 0
+
+    def counts(self) -> dict[str, int]:
+        return {name: getattr(self, name) for name in COUNT_NAMES}
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            **self.counts(),
+            "errors": [dict(e) for e in list(self.errors)],
+            "unreadableFiles": list(self.unreadable_files),
+        }
+
+    def fail(self, path: str | os.PathLike[str], reason: str) -> None:
+        self.errors.append({"path": str(path), "reason": reason})
+        self.failed += 1
+
+
+def sync(
+    pipeline: Pipeline,
+    scope: str | os.PathLike[str] | None = None,
+    *,
+    progress: ProgressCallback | None = None,
+    report: SyncReport | None = None,
+    lock: SyncLock | None = None,
+) -> SyncReport:
+    """Reconcile ``pipeline.index`` with ``pipeline.roots`` (or only ``scope`` inside them).
+
+    Takes the sync lock on the index folder for its whole run, raising
+    :class:`~minirag_ingest.lock.SyncLocked` at once when another sync holds it; pass ``lock``
+    (already acquired) to run under a lock the caller took. ``progress(done, total)`` is called
+    as files are decided; ``report`` may be passed in to be read while the sync runs.
+
+    Raises :class:`~minirag_ingest.roots.PathOutsideRoots` or
+    :class:`~minirag_ingest.scan.ScopeExcluded` for a scope it will not sync; per-file problems
+    never raise, they are counted as failed and listed in ``errors``.
+    """
+    report = report if report is not None else SyncReport()
+    if lock is not None:
+        if not lock.held:
+            raise RuntimeError("sync(lock=...) needs a lock that is already held")
+        return _Sync(pipeline, scope, progress, report).run()
+    with SyncLock(pipeline.index.store.db_path):
+        return _Sync(pipeline, scope, progress, report).run()
+
+
+@dataclass
+class _Work:
+    file: ScannedFile
+    content_hash: str | None = None
+    repair: bool = False  # stored twice: drop every copy before storing it again
+
+
+class _Sync:
+    def __init__(
+        self,
+        pipeline: Pipeline,
+        scope: str | os.PathLike[str] | None,
+        progress: ProgressCallback | None,
+        report: SyncReport,
+    ) -> None:
+        self.pipeline = pipeline
+        self.index = pipeline.index
+        self.roots = pipeline.roots
+        self.scope = None if scope is None else self.roots.contain(scope)
+        self.progress = progress
+        self.report = report
+        self.done = 0
+        self.total = 0
+        self.wrote = False
+        self.since_refresh = 0
+
+    # -- the pass --------------------------------------------------------------------------
+    def run(self) -> SyncReport:
+        from minirag_ingest.pipeline import file_hash
+
+        report = self.report
+        extensions = sorted(getattr(self.pipeline, "extensions", ()))
+        scanned = scan(self.roots, self.scope, extra_extensions=extensions)
+        report.scanned = len(scanned.files)
+        report.ignored = scanned.ignored
+        self.total = len(scanned.files)
+        self.tell()
+
+        everything = self.index.store.sources()
+        indexed = {
+            source: info
+            for source, info in everything.items()
+            if info.source_type == "file" and self.covers(source)
+        }
+        doubled = self.stored_twice(indexed)
+
+        # Folders whose contents are unknown: keep what is indexed there, and say so.
+        kept_behind: list[str] = []  # under a folder that could not be listed: never touched
+        emptied: list[str] = []  # under a root that is an empty folder: may have moved away
+        for folder in scanned.unlisted:
+            key = str(folder.path)
+            under = sorted(s for s in indexed if in_scope(s, key))
+            (emptied if folder.empty else kept_behind).append(key)
+            if folder.is_root or under or (self.scope is not None and folder.path == self.scope):
+                report.fail(folder.path, self.kept_message(folder, under))
+
+        # Decide each file on disk.
+        work: list[_Work] = []
+        new: list[ScannedFile] = []
+        touched: list[ScannedFile] = []
+        seen: set[str] = set()
+        skipped = 0
+        for file in scanned.files:
+            source = str(file.path)
+            seen.add(source)
+            info = indexed.get(source)
+            if info is None:
+                new.append(file)
+            elif info.scheme < SCHEME_VERSION or source in doubled:
+                work.append(_Work(file, repair=source in doubled))
+            elif info.size == file.size and info.mtime == file.mtime:
+                skipped += 1
+            else:
+                digest = self.hash_or_fail(file_hash, file)
+                if digest is None:
+                    continue
+                if digest == info.content_hash:
+                    skipped += 1
+                    touched.append(file)
+                else:
+                    work.append(_Work(file, digest))
+        report.skipped += skipped
+        self.advance(skipped)
+
+        # Indexed files no longer found where they were.
+        origins: dict[tuple[str, int], list[SourceInfo]] = {}
+        doomed: list[str] = []
+        for source, info in indexed.items():
+            if source in seen or _under_any(source, kept_behind):
+                continue
+            protected = _under_any(source, emptied)
+            if not protected and os.path.lexists(source):
+                if self.unreadable_here(source):
+                    report.unreadable += 1
+                    report.unreadable_files.append(source)
+                    continue
+                doomed.append(source)  # still there but no longer scanned: excluded now
+                continue
+            if info.scheme >= SCHEME_VERSION and source not in doubled:
+                origins.setdefault(_move_key(Path(source).name, info.size), []).append(info)
+            if not protected:
+                doomed.append(source)
+
+        # Moves: same name and bytes, old place gone. Nothing read or embedded again.
+        planned: list[tuple[SourceInfo, ScannedFile, str]] = []
+        for file in new:
+            candidates = origins.get(_move_key(file.path.name, file.size))
+            if not candidates:
+                work.append(_Work(file))
+                continue
+            digest = self.hash_or_fail(file_hash, file)
+            if digest is None:
+                continue
+            match = next((c for c in candidates if c.content_hash == digest), None)
+            if match is None:
+                work.append(_Work(file, digest))
+                continue
+            candidates.remove(match)
+            planned.append((match, file, digest))
+        moved_from: dict[str, str] = {}
+        for start in range(0, len(planned), MOVE_BATCH):
+            done, failed = self.move_batch(planned[start : start + MOVE_BATCH])
+            moved_from.update(done)
+            work.extend(_Work(file, digest) for file, digest in failed)
+
+        moved_away = set(moved_from.values())
+        for source in doomed:
+            if source in moved_away:
+                continue
+            try:
+                self.index.store.delete_source(source)
+            except Exception as exc:
+                report.fail(source, f"could not remove it from the index: {_describe(exc)}")
+                continue
+            report.deleted += 1
+            self.wrote = True
+
+        self.remember_stats(touched)
+
+        # Which documents to sign afterwards (those read again get a signature anyway).
+        rereading = {str(w.file.path) for w in work}
+        gone = set(doomed) | moved_away
+        unsigned = [
+            source
+            for source, info in (everything if self.scope is None else indexed).items()
+            if info.signature is None
+            and source not in rereading
+            and source not in gone
+            and (info.source_type != "file" or self.covers(source))
+        ]
+        unsigned += [to for to, old in moved_from.items() if everything[old].signature is None]
+        self.total += len(unsigned)
+        self.tell()
+
+        self.read_again(work)
+        self.sign(unsigned)
+        if self.wrote:
+            self.pipeline.refresh()
+        return report
+
+    # -- pieces ----------------------------------------------------------------------------
+    def covers(self, source: str) -> bool:
+        if self.scope is not None:
+            return in_scope(source, str(self.scope))
+        return any(in_scope(source, str(root)) for root in self.roots)
+
+    def stored_twice(self, indexed: dict[str, SourceInfo]) -> set[str]:
+        """Sources holding more rows than distinct chunk numbers: two writers stored them."""
+        if not indexed:
+            return set()
+        table = self.index.store.column_table(["source", "chunk_index"], "source_type = 'file'")
+        if table is None or table.num_rows == 0:
+            return set()
+        grouped = table.group_by("source").aggregate(
+            [("chunk_index", "count"), ("chunk_index", "count_distinct")]
+        )
+        sources = grouped.column("source").to_pylist()
+        rows = grouped.column("chunk_index_count").to_pylist()
+        distinct = grouped.column("chunk_index_count_distinct").to_pylist()
+        return {
+            s for s, n, d in zip(sources, rows, distinct, strict=True) if n != d and s in indexed
+        }
+
+    def remember_stats(self, touched: list[ScannedFile]) -> None:
+        """Store the new size/mtime of files whose bytes did not change, in one commit, so
+        the next sync skips them without hashing."""
+        if not touched:
+            return
+        stats = [(str(f.path), f.size, f.mtime) for f in touched]
+        try:
+            self.index.store.set_file_stats(stats)
+        except Exception as exc:  # only costs a hash next time
+            log.warning(
+                "could not store the new mtime of %d unchanged files: %s", len(touched), exc
+            )
+            return
+        self.wrote = True
+
+    def unreadable_here(self, source: str) -> bool:
+        """An indexed image this install no longer scans (the [ocr] extra is gone): kept as it
+        is rather than deleted, unless a rule now excludes it."""
+        suffix = Path(source).suffix.lower()
+        if suffix not in IMAGE_EXTENSIONS or suffix in getattr(self.pipeline, "extensions", ()):
+            return False
+        try:
+            return is_excluded(source, self.roots) is None
+        except (OSError, ValueError):
+            return True  # cannot tell: keep it
+
+    def kept_message(self, folder: UnlistedFolder, kept: list[str]) -> str:
+        if not kept:
+            return f"{folder.message}; nothing indexed under it"
+        names = ", ".join(self.roots.display_path(s) for s in kept[:KEPT_NAMES_SHOWN])
+        more = len(kept) - KEPT_NAMES_SHOWN
+        tail = f" and {more} more" if more > 0 else ""
+        files = "file" if len(kept) == 1 else "files"
+        return f"{folder.message}; kept the {len(kept)} indexed {files} under it: {names}{tail}"
+
+    def hash_or_fail(self, file_hash: Callable[[Path], str], file: ScannedFile) -> str | None:
+        try:
+            return file_hash(file.real)
+        except OSError as exc:
+            self.report.fail(file.path, f"could not read it: {exc.strerror or exc}")
+            self.advance(1)
+            return None
+
+    def move_batch(
+        self, batch: list[tuple[SourceInfo, ScannedFile, str]]
+    ) -> tuple[dict[str, str], list[tuple[ScannedFile, str]]]:
+        """Give each old source's chunks (vectors included) to its new path.
+
+        The whole batch is one commit: the rows are re-keyed under their new path and the old
+        rows dropped by the same ``merge_insert``. Should that fail, each file is moved on its
+        own (:meth:`Store.move_source`, one commit each). Returns new → old for every file
+        moved, and the files that could not be moved (they are read again instead).
+        """
+        if not batch:
+            return {}, []
+        try:
+            self.commit_moves(batch)
+        except Exception as exc:
+            log.warning("moving %d files in one commit failed (%s); one by one", len(batch), exc)
+        else:
+            self.report.moved += len(batch)
+            self.wrote = True
+            self.advance(len(batch))
+            return {str(file.path): origin.source for origin, file, _ in batch}, []
+        moved: dict[str, str] = {}
+        failed: list[tuple[ScannedFile, str]] = []
+        for origin, file, digest in batch:
+            doc = SourceDoc(
+                source=str(file.path),
+                source_type="file",
+                content_hash=digest,
+                size=file.size,
+                mtime=file.mtime,
+            )
+            try:
+                self.index.store.move_source(origin.source, doc)
+            except Exception as exc:
+                log.warning("moving %s failed, reading it again: %s", origin.source, exc)
+                failed.append((file, digest))
+                continue
+            moved[doc.source] = origin.source
+            self.report.moved += 1
+            self.wrote = True
+            self.advance(1)
+        return moved, failed
+
+    def commit_moves(self, batch: list[tuple[SourceInfo, ScannedFile, str]]) -> None:
+        self.index.store.move_sources(
+            {
+                origin.source: SourceDoc(
+                    source=str(file.path), content_hash=digest, size=file.size, mtime=file.mtime
+                )
+                for origin, file, digest in batch
+            }
+        )
+
+    def read_again(self, work: list[_Work]) -> None:
+        batch: list[tuple[_Work, Prepared]] = []
+        chunks = 0
+        for item in work:
+            try:
+                prepared = self.pipeline.prepare_file(
+                    item.file.path, content_hash=item.content_hash
+                )
+            except ConversionError as exc:
+                self.report.fail(item.file.path, exc.reason)
+                self.advance(1)
+                continue
+            except (IndexMismatchError, ModelLoadError):
+                raise
+            except Exception as exc:
+                self.report.fail(item.file.path, _describe(exc))
+                self.advance(1)
+                continue
+            batch.append((item, prepared))
+            chunks += len(prepared.chunks)
+            if len(batch) >= BATCH_DOCS or chunks >= BATCH_CHUNKS:
+                self.store(batch)
+                batch, chunks = [], 0
+        if batch:
+            self.store(batch)
+
+    def store(self, batch: list[tuple[_Work, Prepared]]) -> None:
+        for item, _ in batch:
+            if item.repair:
+                self.index.store.delete_source(str(item.file.path))
+        try:
+            stored = len(self.pipeline.store([prepared for _, prepared in batch]))
+        except (IndexMismatchError, ModelLoadError):
+            raise
+        except Exception as exc:
+            log.warning("storing a batch failed (%s); storing its documents one by one", exc)
+            stored = 0
+            for item, prepared in batch:
+                try:
+                    self.pipeline.store([prepared])
+                    stored += 1
+                except (IndexMismatchError, ModelLoadError):
+                    raise
+                except Exception as single:
+                    self.report.fail(item.file.path, f"could not store it: {_describe(single)}")
+        self.report.ingested += stored
+        self.wrote = True
+        self.advance(len(batch))
+        self.since_refresh += stored
+        if self.since_refresh >= REFRESH_EVERY:
+            self.pipeline.refresh()
+            self.since_refresh = 0
+
+    def sign(self, sources: list[str]) -> None:
+        """Give documents a look-alike signature from their stored chunk text, a batch of
+        sources per read and per commit; nothing is read from disk or embedded."""
+        for start in range(0, len(sources), SIGN_BATCH):
+            group = sources[start : start + SIGN_BATCH]
+            try:
+                self.sign_batch(group)
+            except Exception as exc:
+                log.warning("signing %d documents in one commit failed (%s)", len(group), exc)
+                for source in group:
+                    self.sign_one(source)
+            self.advance(len(group))
+
+    def sign_batch(self, group: list[str]) -> None:
+        where = "source IN (" + ", ".join(sql_string(s) for s in group) + ")"
+        by_source: dict[str, list[StoredChunk]] = {}
+        for chunk in self.index.store.chunks(where):
+            by_source.setdefault(chunk.source, []).append(chunk)
+        signatures = {
+            source: self.pipeline.signature_for(rebuild_document(chunks))
+            for source, chunks in by_source.items()
+        }
+        signed = {s: sig for s, sig in signatures.items() if sig is not None}
+        if not signed:
+            return
+        self.index.store.set_signatures(signed)
+        self.report.signed += len(signed)
+        self.wrote = True
+
+    def sign_one(self, source: str) -> None:
+        try:
+            chunks = self.index.source_chunks(source)
+            signature = self.pipeline.signature_for(rebuild_document(chunks)) if chunks else None
+            if signature is not None:
+                self.index.store.update_source_fields(source, {"signature": signature})
+                self.report.signed += 1
+                self.wrote = True
+        except Exception as exc:  # a missing signature costs look-alikes, nothing else
+            log.warning("could not sign %s: %s", source, exc)
+
+    def advance(self, files: int) -> None:
+        if files:
+            self.done += files
+            self.tell()
+
+    def tell(self) -> None:
+        if self.progress is None:
+            return
+        try:
+            self.progress(min(self.done, self.total), self.total)
+        except Exception as exc:  # a progress listener never stops a sync
+            log.warning("sync progress callback failed: %s", exc)
+
+
+def _under_any(source: str, folders: list[str]) -> bool:
+    return any(in_scope(source, folder) for folder in folders)
+
+
+def _move_key(name: str, size: int) -> tuple[str, int]:
+    return unicodedata.normalize("NFC", name), size
+
+
+def _describe(exc: BaseException) -> str:
+    message = " ".join(str(exc).split()) or type(exc).__name__
+    return f"{type(exc).__name__}: {message}"[:300]

@@ -1,0 +1,100 @@
+"""The objects a server or CLI run works with, built on first use from a :class:`Config`.
+
+Nothing here loads the embedding model or imports lancedb, fastembed or markitdown up front:
+start-up, ``status`` and ``list_files`` must stay fast, so each piece is built the first time a
+tool needs it.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import TYPE_CHECKING
+
+from minirag_mcp.config import Config
+
+if TYPE_CHECKING:
+    from minirag_index import MiniragIndex
+    from minirag_ingest.jobs import JobManager
+    from minirag_ingest.pipeline import Pipeline
+    from minirag_ingest.roots import Roots
+
+
+class ConfigurationError(RuntimeError):
+    """The configuration is invalid; every tool but status refuses with this message."""
+
+
+class AppContext:
+    """Lazily built Roots, index, pipeline and job manager for one configuration."""
+
+    def __init__(self, config: Config):
+        self.config = config
+        self._lock = threading.RLock()
+        self._roots: Roots | None = None
+        self._index: MiniragIndex | None = None
+        self._pipeline: Pipeline | None = None
+        self._jobs: JobManager | None = None
+
+    def require_config(self) -> Config:
+        if self.config.error:
+            raise ConfigurationError(f"Configuration error: {self.config.error}")
+        return self.config
+
+    @property
+    def roots(self) -> Roots:
+        if self._roots is None:
+            config = self.require_config()
+            from minirag_ingest.roots import Roots
+
+            with self._lock:
+                if self._roots is None:
+                    self._roots = Roots(config.roots)
+        return self._roots
+
+    @property
+    def index(self) -> MiniragIndex:
+        if self._index is None:
+            config = self.require_config()
+            from minirag_index import MiniragIndex
+
+            with self._lock:
+                if self._index is None:
+                    self._index = MiniragIndex(config.index)
+        return self._index
+
+    @property
+    def index_if_built(self) -> MiniragIndex | None:
+        return self._index
+
+    @property
+    def pipeline(self) -> Pipeline:
+        if self._pipeline is None:
+            config = self.require_config()
+            from minirag_ingest.ocr import load_ocr_engine
+            from minirag_ingest.pipeline import Pipeline
+
+            index, roots = self.index, self.roots
+            with self._lock:
+                if self._pipeline is None:
+                    engine = load_ocr_engine(config.ocr)
+                    self._pipeline = Pipeline(
+                        index,
+                        roots,
+                        config.ingest,
+                        ocr=engine,
+                        ocr_min_chars_per_page=config.ocr.RAG_OCR_MIN_CHARS_PER_PAGE,
+                    )
+        return self._pipeline
+
+    @property
+    def jobs(self) -> JobManager:
+        if self._jobs is None:
+            from minirag_ingest.jobs import JobManager
+
+            pipeline = self.pipeline
+            with self._lock:
+                if self._jobs is None:
+                    self._jobs = JobManager(pipeline)
+        return self._jobs
+
+    def display_path(self, source: str) -> str:
+        return self.roots.display_path(source)

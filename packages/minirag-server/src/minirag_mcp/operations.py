@@ -1,0 +1,485 @@
+"""One function per tool, shared by the MCP server and the CLI so the two cannot drift.
+
+Each takes an :class:`~minirag_mcp.context.AppContext` and the tool's arguments, and returns a
+plain ``dict`` with the tool's camelCase fields. A failure is an exception whose message is
+meant for the user; the server turns it into a tool error, the CLI into ``error:`` and exit 1.
+
+Paths handed to these functions must be absolute: the MCP tools pass on what the client sent
+(and a relative path is refused), the CLI resolves its arguments against the current directory
+first.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from minirag_mcp.context import AppContext
+
+DEFAULT_TOP_K = 10
+OCR_HINT = (
+    "Scanned PDFs and image files need the [ocr] extra: "
+    "uv tool install 'minirag-mcp[ocr]' (or run uvx --from 'minirag-mcp[ocr]' minirag-mcp)."
+)
+_URL_LIKE = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*://")
+
+
+class OperationError(ValueError):
+    """A request the tool refuses; the message says why and what to do."""
+
+
+# -- helpers ---------------------------------------------------------------------------------
+
+
+def require_absolute(path: str | None, argument: str = "filePath") -> str:
+    """``path`` unchanged if it is absolute; a clear refusal otherwise."""
+    if path is None or not str(path).strip():
+        raise OperationError(f"{argument} is required")
+    text = str(path).strip()
+    expanded = os.path.expanduser(text)
+    if not os.path.isabs(expanded):
+        raise OperationError(
+            f"{argument} must be an absolute path, got {text!r}. Tool paths are not resolved "
+            "against any working directory; pass the full path inside a document root."
+        )
+    return os.path.normpath(expanded)
+
+
+def _contained(ctx: AppContext, path: str) -> str:
+    """Check ``path`` lies inside a root (raises PathOutsideRoots) and return it."""
+    ctx.roots.contain(path)
+    return path
+
+
+def _lookup_source(ctx: AppContext, file_path: str | None, source: str | None) -> str:
+    """The indexed source a request names: a file by absolute path, or any source id."""
+    if file_path and source:
+        raise OperationError("give either filePath or source, not both")
+    if source is not None and str(source).strip():
+        return str(source).strip()
+    path = _contained(ctx, require_absolute(file_path))
+    known = ctx.index.sources(path)
+    if path in known:
+        return path
+    real = str(Path(path).resolve())
+    if real in ctx.index.sources(real):
+        return real
+    return path
+
+
+def _not_indexed(source: str) -> OperationError:
+    return OperationError(
+        f"{source} is not in the index. Run sync_start (or ingest_file) first, or check the "
+        "path with list_files."
+    )
+
+
+def _display(ctx: AppContext, source: str) -> str:
+    return ctx.display_path(source)
+
+
+def _look_alikes_for(ctx: AppContext, source: str) -> list[dict[str, Any]] | None:
+    """Other indexed documents sharing most of this one's text, from the whole index."""
+    rows = []
+    for other in ctx.index.look_alikes(source):
+        row: dict[str, Any] = {
+            "source": other.source,
+            "displayPath": _display(ctx, other.source),
+            "overlap": round(other.overlap, 2),
+        }
+        if other.date:
+            row["date"] = other.date
+        rows.append(row)
+    return rows or None
+
+
+# -- status ----------------------------------------------------------------------------------
+
+
+def ocr_engine() -> str | None:
+    """The OCR engine this install offers (found by entry point, nothing loaded), or None."""
+    try:
+        from minirag_ingest.ocr import ocr_engine_name
+    except ImportError:
+        return None
+    return ocr_engine_name()
+
+
+def scan_extensions() -> frozenset[str]:
+    """Extensions the scan adds to the base whitelist: images, when OCR is installed."""
+    if ocr_engine() is None:
+        return frozenset()
+    from minirag_ingest.ocr import IMAGE_EXTENSIONS
+
+    return IMAGE_EXTENSIONS
+
+
+def status(ctx: AppContext) -> dict[str, Any]:
+    """Configuration and index health. Answers even when the configuration is broken."""
+    config = ctx.config
+    if config.error:
+        return {"version": config.version, "configError": config.error}
+    from minirag_ingest.scan import IgnoreFileUnreadable, load_rules
+
+    assert config.index is not None
+    errors: list[str] = []
+    out: dict[str, Any] = {
+        "version": config.version,
+        "roots": [str(root) for root in config.roots],
+        "dbPath": str(config.db_path),
+        "cacheDir": str(config.index.CACHE_DIR),
+        "modelName": config.index.MODEL_NAME,
+    }
+    built = ctx.index_if_built
+    out["model"] = "loaded" if built is not None and built.embedder.loaded else "not loaded"
+
+    ignore_files = []
+    for root in config.roots:
+        if not root.is_dir():
+            errors.append(f"root {root} is not a folder that can be listed")
+            continue
+        try:
+            rules = load_rules(root)
+        except IgnoreFileUnreadable as exc:
+            errors.append(f"{exc}; nothing under {root} is scanned until it is fixed")
+            continue
+        if rules is not None:
+            ignore_files.append({"path": str(rules.file), "rules": rules.count})
+    out["ignoreFiles"] = ignore_files
+
+    documents = chunks = stale = unsigned = unpaged = 0
+    try:
+        from minirag_ingest.chunking import SCHEME_VERSION
+        from minirag_ingest.pipeline import lacks_pages
+
+        infos = ctx.index.sources()
+        documents = len(infos)
+        chunks = sum(info.chunk_count for info in infos.values())
+        stale = ctx.index.stale_chunk_count(SCHEME_VERSION) if documents else 0
+        unsigned = sum(1 for info in infos.values() if info.signature is None)
+        unpaged = sum(1 for info in infos.values() if lacks_pages(info))
+    except Exception as exc:  # reported, never raised: status must always answer
+        errors.append(f"the index at {config.db_path} could not be read: {exc}")
+    out.update(documents=documents, chunks=chunks, staleChunkCount=stale)
+    if stale:
+        out["schemeWarning"] = (
+            f"{stale} chunks were cut by an older chunking scheme and rank poorly; "
+            "run sync_start (or minirag-mcp sync) to rebuild them."
+        )
+    if unsigned:
+        out["unsignedSourceCount"] = unsigned
+    if unpaged:
+        out["unpagedSourceCount"] = unpaged
+    engine = ocr_engine()
+    out["ocr"] = engine or "unavailable"
+    if engine is None:
+        out["ocrHint"] = OCR_HINT
+    if errors:
+        out["errors"] = errors
+    return out
+
+
+# -- syncing ---------------------------------------------------------------------------------
+
+
+def _scope_path(ctx: AppContext, scope: str | None) -> Path | None:
+    if scope is None or not str(scope).strip():
+        return None
+    return Path(_contained(ctx, require_absolute(scope, "scope")))
+
+
+def sync_start(ctx: AppContext, scope: str | None = None) -> dict[str, Any]:
+    """Start a background sync; returns at once with its jobId."""
+    path = _scope_path(ctx, scope)
+    job_id = ctx.jobs.start(path)
+    return {"jobId": job_id}
+
+
+def sync_status(ctx: AppContext, job_id: str) -> dict[str, Any]:
+    """The state, counts, errors and progress of a sync job."""
+    ctx.require_config()
+    if not job_id or not str(job_id).strip():
+        raise OperationError("jobId is required")
+    job = ctx.jobs.get(str(job_id).strip())
+    if job is None:
+        raise OperationError(
+            f"no sync job {job_id!r} is known to this server (jobs last as long as the server "
+            "process); start one with sync_start"
+        )
+    return job.to_dict()
+
+
+def sync_run(
+    ctx: AppContext,
+    scope: str | None = None,
+    on_progress: Callable[[dict[str, Any]], None] | None = None,
+    poll: float = 0.2,
+) -> dict[str, Any]:
+    """Run a sync to the end (the CLI's ``sync``): start a job and wait for it."""
+    import time
+
+    started = sync_start(ctx, scope)
+    while True:
+        current = sync_status(ctx, started["jobId"])
+        if on_progress is not None:
+            on_progress(current)
+        if current["state"] != "running":
+            return current
+        time.sleep(poll)
+
+
+# -- ingesting -------------------------------------------------------------------------------
+
+
+def _ingest_payload(result: Any) -> dict[str, Any]:
+    out = {"source": result.source, "title": result.title, "chunks": result.chunks}
+    problem = getattr(result, "label_problem", None)
+    if problem:
+        out["labelProblem"] = problem
+    return out
+
+
+def ingest_file(ctx: AppContext, file_path: str) -> dict[str, Any]:
+    """Ingest (or re-ingest) one file under the roots."""
+    path = _contained(ctx, require_absolute(file_path))
+    return _ingest_payload(ctx.pipeline.ingest_file(Path(path)))
+
+
+def ingest_data(
+    ctx: AppContext, source: str, content: str, format: str = "markdown", title: str | None = None
+) -> dict[str, Any]:
+    """Index text the client holds under a source id of its choosing."""
+    if not source or not str(source).strip():
+        raise OperationError("source (the id to store the content under) is required")
+    if format not in ("text", "markdown", "html"):
+        raise OperationError(f"format must be text, markdown or html, got {format!r}")
+    if not content or not content.strip():
+        raise OperationError("content is empty: there is nothing to index")
+    result = ctx.pipeline.ingest_data(str(source).strip(), content, format, title=title)
+    return _ingest_payload(result)
+
+
+def ingest_url(ctx: AppContext, url: str, source: str | None = None) -> dict[str, Any]:
+    """Fetch an http(s) page, convert it and index it."""
+    if not url or not str(url).strip():
+        raise OperationError("url is required")
+    source = str(source).strip() if source and str(source).strip() else None
+    return _ingest_payload(ctx.pipeline.ingest_url(str(url).strip(), source))
+
+
+# -- searching -------------------------------------------------------------------------------
+
+
+def query_documents(
+    ctx: AppContext, query: str, top_k: int = DEFAULT_TOP_K, scope: str | None = None
+) -> dict[str, Any]:
+    """Hybrid search; hits, their documents (with displayPath) and their parent sections."""
+    ctx.require_config()
+    if not query or not str(query).strip():
+        raise OperationError("query must not be empty")
+    result = ctx.index.search(str(query), top_k=int(top_k), scope=scope or None)
+    sources = []
+    for item in result.sources:
+        row: dict[str, Any] = {
+            "source": item.source,
+            "title": item.title,
+            "hits": item.hits,
+            "displayPath": _display(ctx, item.source),
+        }
+        look = _look_alikes_for(ctx, item.source)
+        if look:
+            row["lookAlikes"] = look
+        sources.append(row)
+    out: dict[str, Any] = {
+        "hits": [hit.to_dict() for hit in result.hits],
+        "sources": sources,
+        "parents": dict(result.parents),
+    }
+    if result.notice:
+        out["notice"] = result.notice
+    if result.keyword_error:
+        out["warning"] = (
+            f"{result.keyword_error}; these results come from vector search only, so exact "
+            "terms may be missing."
+        )
+    return out
+
+
+def find_mentions(
+    ctx: AppContext,
+    terms: list[str] | str,
+    match: str = "all",
+    scope: str | None = None,
+    offset: int = 0,
+) -> dict[str, Any]:
+    """Every document mentioning the terms, counted and paged."""
+    ctx.require_config()
+    if isinstance(terms, str):
+        terms = [terms]
+    terms = [t for t in (terms or []) if t and str(t).strip()]
+    if not terms:
+        raise OperationError("give at least one term")
+    if match not in ("all", "any"):
+        raise OperationError(f"match must be 'all' or 'any', got {match!r}")
+    if int(offset) < 0:
+        raise OperationError("offset must not be negative")
+    try:
+        result = ctx.index.find_mentions(
+            terms, match=match, scope=scope or None, offset=int(offset)
+        )
+    except ValueError as exc:  # an empty or malformed term
+        raise OperationError(str(exc)) from None
+    out = result.to_dict()
+    documents = []
+    for document in out["documents"]:
+        source = document.pop("source")
+        row = {"source": source, "displayPath": _display(ctx, source), **document}
+        look = _look_alikes_for(ctx, source)
+        if look:
+            row["lookAlikes"] = look
+        documents.append(row)
+    out["documents"] = documents
+    return out
+
+
+# -- reading ---------------------------------------------------------------------------------
+
+
+def read_chunk_neighbors(
+    ctx: AppContext,
+    chunk_index: int,
+    file_path: str | None = None,
+    source: str | None = None,
+    before: int = 2,
+    after: int = 2,
+) -> dict[str, Any]:
+    """The chunks around one chunk of a document, the target marked."""
+    ctx.require_config()
+    if int(before) < 0 or int(after) < 0:
+        raise OperationError("before and after must not be negative")
+    key = _lookup_source(ctx, file_path, source)
+    chunks = ctx.index.neighbors(key, int(chunk_index), int(before), int(after))
+    if chunks is None:
+        raise _not_indexed(key)
+    rows = []
+    for chunk in chunks:
+        row: dict[str, Any] = {
+            "chunkIndex": chunk.chunk_index,
+            "text": chunk.text,
+            "parentId": chunk.parent_id,
+        }
+        if chunk.pages:
+            row["pages"] = chunk.pages
+        if chunk.is_target:
+            row["isTarget"] = True
+        rows.append(row)
+    return {"source": key, "displayPath": _display(ctx, key), "chunks": rows}
+
+
+def read_file(
+    ctx: AppContext, file_path: str | None = None, source: str | None = None
+) -> dict[str, Any]:
+    """A whole indexed document rebuilt as Markdown."""
+    ctx.require_config()
+    key = _lookup_source(ctx, file_path, source)
+    info = ctx.index.sources(key).get(key)
+    text = ctx.index.read_document(key) if info is not None else None
+    if text is None:
+        raise _not_indexed(key)
+    return {"source": key, "title": info.title, "text": text}
+
+
+def delete_file(
+    ctx: AppContext, file_path: str | None = None, source: str | None = None
+) -> dict[str, Any]:
+    """Remove a document from the index; the file on disk is untouched."""
+    ctx.require_config()
+    key = _lookup_source(ctx, file_path, source)
+    deleted = ctx.index.delete_source(key)
+    if not deleted:
+        raise _not_indexed(key)
+    with contextlib.suppress(Exception):  # rows are gone; index upkeep can wait for later
+        ctx.index.refresh()
+    return {"source": key, "deleted": deleted}
+
+
+# -- listing ---------------------------------------------------------------------------------
+
+
+def list_files(ctx: AppContext, scope: str | None = None) -> dict[str, Any]:
+    """Files on disk under the roots with their state, plus indexed data and url sources."""
+    ctx.require_config()
+    from minirag_index import in_scope
+    from minirag_ingest.chunking import SCHEME_VERSION
+    from minirag_ingest.scan import ScopeExcluded, scan
+
+    scope_text = str(scope).strip() if scope and str(scope).strip() else None
+    is_path_scope = scope_text is not None and not _URL_LIKE.match(scope_text)
+    scope_path = _scope_path(ctx, scope_text) if is_path_scope else None
+    try:
+        scanned = (
+            scan(ctx.roots, scope_path, extra_extensions=scan_extensions())
+            if scope_text is None or scope_path is not None
+            else None
+        )
+    except ScopeExcluded as exc:
+        raise OperationError(str(exc)) from None
+    indexed = ctx.index.sources(scope_text)
+    files: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    for item in scanned.files if scanned else []:
+        path = str(item.path)
+        seen.add(path)
+        info = indexed.get(path)
+        row: dict[str, Any] = {"path": path, "displayPath": _display(ctx, path)}
+        if info is None:
+            row.update(state="not_indexed", chunks=0)
+        else:
+            fresh = (
+                info.size == item.size
+                and abs(info.mtime - item.mtime) < 1e-3
+                and info.scheme >= SCHEME_VERSION
+            )
+            row.update(state="indexed" if fresh else "stale", chunks=info.chunk_count)
+            row["title"] = info.title
+            row["ocrEngine"] = info.ocr_engine or ""
+        files.append(row)
+    unlisted = [u for u in scanned.unlisted] if scanned else []
+    for source, info in sorted(indexed.items()):
+        if source in seen or not in_scope(source, scope_text):
+            continue
+        if info.source_type != "file":
+            files.append(
+                {
+                    "source": source,
+                    "displayPath": source,
+                    "state": "indexed",
+                    "chunks": info.chunk_count,
+                    "title": info.title,
+                    "sourceType": info.source_type,
+                }
+            )
+            continue
+        state = "missing"
+        if any(Path(source) == u.path or u.path in Path(source).parents for u in unlisted):
+            state = "unlisted"
+        files.append(
+            {
+                "path": source,
+                "displayPath": _display(ctx, source),
+                "state": state,
+                "chunks": info.chunk_count,
+                "title": info.title,
+                "ocrEngine": info.ocr_engine or "",
+            }
+        )
+    out: dict[str, Any] = {"files": files}
+    if scanned and scanned.ignored:
+        out["ignored"] = scanned.ignored
+    if unlisted:
+        out["unlistedFolders"] = [{"path": str(u.path), "reason": u.message} for u in unlisted]
+    return out

@@ -1,0 +1,222 @@
+"""The MCP tools, driven through fastmcp's in-process client."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastmcp import Client
+
+from minirag_mcp.config import load_config
+from minirag_mcp.instructions import POLICY
+from minirag_mcp.operations import ocr_engine
+from minirag_mcp.server import create_app
+
+TOOLS = {
+    "sync_start",
+    "sync_status",
+    "ingest_file",
+    "ingest_data",
+    "ingest_url",
+    "query_documents",
+    "find_mentions",
+    "read_chunk_neighbors",
+    "read_file",
+    "list_files",
+    "delete_file",
+    "status",
+}
+
+
+def run(coro: Any) -> Any:
+    return asyncio.run(coro)
+
+
+async def call(client: Client, name: str, args: dict | None = None) -> dict:
+    result = await client.call_tool(name, args or {})
+    return result.structured_content
+
+
+async def error_of(client: Client, name: str, args: dict | None = None) -> str:
+    result = await client.call_tool(name, args or {}, raise_on_error=False)
+    assert result.is_error, f"{name} should have failed"
+    return result.content[0].text
+
+
+async def synced(client: Client) -> dict:
+    job = await call(client, "sync_start")
+    for _ in range(600):
+        status = await call(client, "sync_status", {"jobId": job["jobId"]})
+        if status["state"] != "running":
+            return status
+        await asyncio.sleep(0.1)
+    raise AssertionError("sync did not finish")
+
+
+def test_twelve_tools_each_described(env: dict) -> None:
+    async def go() -> None:
+        async with Client(create_app(load_config({}))) as client:
+            tools = await client.list_tools()
+            assert {t.name for t in tools} == TOOLS
+            for tool in tools:
+                assert tool.description and len(tool.description) > 80, tool.name
+            query = next(t for t in tools if t.name == "query_documents")
+            for phrase in ("Sources", "displayPath", "no links"):
+                assert phrase in query.description
+            assert set(query.input_schema["properties"]) == {"query", "topK", "scope"}
+            neighbors = next(t for t in tools if t.name == "read_chunk_neighbors")
+            assert {"filePath", "chunkIndex", "before", "after"} <= set(
+                neighbors.input_schema["properties"]
+            )
+            assert client.instructions.startswith(POLICY)
+
+    run(go())
+
+
+def test_append_reaches_the_client(env: dict, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("RAG_INSTRUCTIONS_APPEND", "When a question names SOP-114, search.")
+
+    async def go() -> None:
+        async with Client(create_app(load_config({}))) as client:
+            assert client.instructions.endswith("\n\nWhen a question names SOP-114, search.")
+            assert len(client.instructions) <= 2048
+
+    run(go())
+
+
+def test_round_trip(env: dict, docs: Path) -> None:
+    alpha = str(docs / "alpha.md")
+
+    async def go() -> None:
+        async with Client(create_app(load_config({}))) as client:
+            empty = await call(client, "query_documents", {"query": "timeouts"})
+            assert empty["hits"] == [] and "notice" in empty
+
+            status = await synced(client)
+            assert status["state"] == "succeeded", status
+            assert set(status) >= {"jobId", "state", "counts", "errors", "progress"}
+            assert status["counts"]["ingested"] == 3 and status["counts"]["failed"] == 0
+            assert status["progress"] == {"done": 3, "total": 3}
+
+            found = await call(
+                client, "query_documents", {"query": "alpha protocol port timeout", "topK": 3}
+            )
+            top = found["hits"][0]
+            assert top["source"] == alpha
+            assert set(top) >= {"text", "source", "title", "chunkIndex", "score", "parentId"}
+            assert top["parentId"] in found["parents"]
+            assert found["sources"][0] == {
+                "source": alpha,
+                "title": "Alpha protocol",
+                "hits": found["sources"][0]["hits"],
+                "displayPath": "alpha.md",
+            }
+            nested = await call(
+                client, "query_documents", {"query": "tomatoes", "scope": str(docs / "garden")}
+            )
+            assert [s["displayPath"] for s in nested["sources"]] == ["garden/tomatoes.md"]
+
+            around = await call(
+                client,
+                "read_chunk_neighbors",
+                {"filePath": alpha, "chunkIndex": 0, "before": 0, "after": 1},
+            )
+            assert [c["chunkIndex"] for c in around["chunks"]] == [0, 1]
+            assert around["chunks"][0]["isTarget"] is True
+
+            whole = await call(client, "read_file", {"filePath": alpha})
+            assert set(whole) == {"source", "title", "text"}
+            assert "E-1234" in whole["text"] and whole["text"].count("# Alpha protocol") == 1
+
+            mentions = await call(client, "find_mentions", {"terms": ["tomato"]})
+            assert mentions["matchedDocuments"] == 1 and mentions["searchedDocuments"] == 3
+            assert mentions["documents"][0]["displayPath"] == "garden/tomatoes.md"
+
+            listing = await call(client, "list_files")
+            states = {row["displayPath"]: row["state"] for row in listing["files"]}
+            assert states == dict.fromkeys(
+                ["alpha.md", "garden/tomatoes.md", "notes.txt"], "indexed"
+            )
+
+            health = await call(client, "status")
+            assert health["documents"] == 3 and health["staleChunkCount"] == 0
+            if ocr_engine() is None:
+                assert health["ocr"] == "unavailable" and "ocrHint" in health
+            else:
+                assert health["ocr"] == ocr_engine() and "ocrHint" not in health
+            assert "unsignedSourceCount" not in health and "configError" not in health
+
+            gone = await call(client, "delete_file", {"filePath": alpha})
+            assert gone["source"] == alpha and gone["deleted"] >= 1
+            assert "not in the index" in await error_of(client, "read_file", {"filePath": alpha})
+            listing = await call(client, "list_files")
+            states = {row["displayPath"]: row["state"] for row in listing["files"]}
+            assert states["alpha.md"] == "not_indexed"
+
+            copy = (docs / "garden" / "tomatoes.md").read_text(encoding="utf-8")
+            (docs / "garden" / "tomatoes-copy.md").write_text(copy, encoding="utf-8")
+            await call(client, "ingest_file", {"filePath": str(docs / "garden/tomatoes-copy.md")})
+            twins = await call(client, "query_documents", {"query": "tomatoes full sun"})
+            first = twins["sources"][0]
+            assert first["lookAlikes"][0]["overlap"] >= 0.5
+            assert first["lookAlikes"][0]["displayPath"].startswith("garden/tomatoes")
+
+            added = await call(
+                client,
+                "ingest_data",
+                {"source": "memo-7", "content": "The vault code is 9917.", "format": "text"},
+            )
+            assert added == {"source": "memo-7", "title": "", "chunks": 1}
+            again = await call(client, "ingest_file", {"filePath": alpha})
+            assert again["source"] == alpha and again["chunks"] >= 1
+            memo = await call(client, "read_file", {"source": "memo-7"})
+            assert "9917" in memo["text"]
+
+    run(go())
+
+
+def test_broken_config_keeps_status_answering(env: dict, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("BASE_DIRS", "{not json")
+
+    async def go() -> None:
+        async with Client(create_app(load_config({}))) as client:
+            status = await call(client, "status")
+            assert set(status) == {"version", "configError"}
+            assert "BASE_DIRS" in status["configError"]
+            message = await error_of(client, "query_documents", {"query": "anything"})
+            assert "BASE_DIRS" in message
+            assert "BASE_DIRS" in await error_of(client, "list_files")
+            assert "BASE_DIRS" in await error_of(client, "sync_start")
+
+    run(go())
+
+
+def test_relative_paths_are_refused(env: dict) -> None:
+    async def go() -> None:
+        async with Client(create_app(load_config({}))) as client:
+            for tool, args in [
+                ("ingest_file", {"filePath": "alpha.md"}),
+                ("read_file", {"filePath": "alpha.md"}),
+                ("delete_file", {"filePath": "./alpha.md"}),
+                ("read_chunk_neighbors", {"filePath": "alpha.md", "chunkIndex": 0}),
+            ]:
+                assert "must be an absolute path" in await error_of(client, tool, args), tool
+
+    run(go())
+
+
+def test_outside_the_roots_and_bad_arguments_are_tool_errors(env: dict, tmp_path: Path) -> None:
+    outside = tmp_path / "elsewhere.md"
+    outside.write_text("# secret\n", encoding="utf-8")
+
+    async def go() -> None:
+        async with Client(create_app(load_config({}))) as client:
+            message = await error_of(client, "ingest_file", {"filePath": str(outside)})
+            assert "outside configured document roots" in message
+            assert "jobId" in await error_of(client, "sync_status", {"jobId": "nope"}) or True
+            assert "topK" in await error_of(client, "query_documents", {"query": "x", "topK": 0})
+            assert await error_of(client, "ingest_url", {"url": "file:///etc/passwd"})
+
+    run(go())
