@@ -64,10 +64,10 @@ def server_params(env: dict[str, str]) -> StdioServerParameters:
 
 
 def tool_json(result) -> dict:
-    if result.isError:
+    if result.is_error:
         raise RuntimeError(result.content[0].text)
-    if result.structuredContent is not None:
-        return result.structuredContent
+    if result.structured_content is not None:
+        return result.structured_content
     return json.loads(result.content[0].text)
 
 
