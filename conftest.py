@@ -11,11 +11,13 @@ from __future__ import annotations
 import importlib.util
 import os
 import shutil
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+sys.path.insert(0, str(Path(__file__).parent))  # the shared `testsupport` helpers
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("FASTMCP_CHECK_FOR_UPDATES", "off")
 
@@ -63,6 +65,14 @@ def token_counter(model_dir: Path) -> Callable[[str], int]:
         return len(tokenizer.encode(text).ids)
 
     return count
+
+
+@pytest.fixture(scope="session")
+def make_pdf() -> Callable[[list], bytes]:
+    """Builds a PDF from pages given as text, Pillow images or None (an empty page)."""
+    from testsupport.documents import pdf_with_pages
+
+    return pdf_with_pages
 
 
 def require_module(module: str, extra: str) -> None:

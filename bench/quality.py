@@ -105,6 +105,12 @@ def main() -> None:
         "--data", type=Path, default=Path(__file__).parents[1] / "../shared/data/xquad"
     )
     parser.add_argument("--weights", type=float, nargs="*", default=list(WEIGHTS))
+    parser.add_argument(
+        "--runs",
+        nargs="*",
+        default=[f"{q}-{d}" for q, d in RUNS],
+        help="question-document language pairs to run (default: en-en ru-ru ru-en)",
+    )
     parser.add_argument("--out", type=Path, help="write the figures as JSON here")
     args = parser.parse_args()
 
@@ -118,14 +124,14 @@ def main() -> None:
     figures: dict[str, dict] = {}
     try:
         envs = {}
-        for lang in ("en", "ru"):
+        for lang in sorted({run.split("-")[1] for run in args.runs}):
             root = work / lang
             shutil.copytree(args.data / lang / "docs", root)
             env = {**base_env, "BASE_DIR": str(root), "DB_PATH": str(work / f"db-{lang}")}
             seconds = asyncio.run(sync(env))
             print(f"synced {lang} docs in {seconds:.1f} s", flush=True)
             envs[lang] = env
-        for q_lang, d_lang in RUNS:
+        for q_lang, d_lang in (tuple(run.split("-")) for run in args.runs):
             items = read_questions(args.data / q_lang)
             questions = [q for _, q, _ in items]
             relevant = [doc for _, _, doc in items]

@@ -13,41 +13,6 @@ from minirag_ingest.roots import Roots
 from minirag_ingest.settings import load_settings
 
 
-def build_pdf(pages: list[str]) -> bytes:
-    """A minimal valid PDF with one line of Helvetica text per page."""
-    objects: list[bytes] = []
-    kids = " ".join(f"{4 + 2 * i} 0 R" for i in range(len(pages)))
-    objects.append(b"<< /Type /Catalog /Pages 2 0 R >>")
-    objects.append(f"<< /Type /Pages /Kids [{kids}] /Count {len(pages)} >>".encode())
-    objects.append(b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
-    for i, text in enumerate(pages):
-        content = f"BT /F1 12 Tf 72 720 Td ({text}) Tj ET".encode()
-        objects.append(
-            f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents {5 + 2 * i} 0 R "
-            "/Resources << /Font << /F1 3 0 R >> >> >>".encode()
-        )
-        objects.append(b"<< /Length %d >>\nstream\n" % len(content) + content + b"\nendstream")
-    out = bytearray(b"%PDF-1.4\n")
-    offsets = []
-    for number, body in enumerate(objects, start=1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
-    for offset in offsets:
-        out += b"%010d 00000 n \n" % offset
-    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
-        len(objects) + 1,
-        xref,
-    )
-    return bytes(out)
-
-
-@pytest.fixture(scope="session")
-def make_pdf() -> Callable[[list[str]], bytes]:
-    return build_pdf
-
-
 @pytest.fixture(scope="session")
 def embedder(model_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Embedder:
     return Embedder(str(model_dir), tmp_path_factory.mktemp("cache"))

@@ -28,33 +28,10 @@ from minirag_ingest.pages import PageIndex
 from minirag_ingest.pipeline import Pipeline
 from minirag_ingest.roots import Roots
 from minirag_ingest.settings import ConfigError, load_settings
+from testsupport.documents import blank_pdf
 
 MAX = 10_000_000
 SCANNED_TEXT = "Recognised invoice paragraph about turbine blades and their replacement schedule"
-
-
-def blank_pdf(pages: int) -> bytes:
-    """A PDF whose pages carry no text at all, as a scanner writes it (minus the picture)."""
-    objects: list[bytes] = []
-    kids = " ".join(f"{3 + i} 0 R" for i in range(pages))
-    objects.append(b"<< /Type /Catalog /Pages 2 0 R >>")
-    objects.append(f"<< /Type /Pages /Kids [{kids}] /Count {pages} >>".encode())
-    for _ in range(pages):
-        objects.append(b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>")
-    out = bytearray(b"%PDF-1.4\n")
-    offsets = []
-    for number, body in enumerate(objects, start=1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
-    for offset in offsets:
-        out += b"%010d 00000 n \n" % offset
-    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
-        len(objects) + 1,
-        xref,
-    )
-    return bytes(out)
 
 
 class FakeEngine:

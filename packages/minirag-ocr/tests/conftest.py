@@ -6,91 +6,9 @@ the rapidocr-onnxruntime wheel (language id ``ch``), which reads English.
 
 from __future__ import annotations
 
-import zlib
-from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 import pytest
-
-FONT_CANDIDATES = (
-    "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
-    "/usr/share/fonts/TTF/DejaVuSans.ttf",
-    "/Library/Fonts/Arial.ttf",
-    "/System/Library/Fonts/Supplemental/Arial.ttf",
-    "C:/Windows/Fonts/arial.ttf",
-)
-
-
-def font(size: int) -> Any:
-    """A scalable font: a system TrueType font when there is one, else Pillow's own."""
-    from PIL import ImageFont
-
-    for candidate in FONT_CANDIDATES:
-        if Path(candidate).is_file():
-            return ImageFont.truetype(candidate, size)
-    return ImageFont.load_default(size=size)
-
-
-def page_image(lines: Sequence[str], size: tuple[int, int] = (1100, 600), text_px: int = 34) -> Any:
-    """A white page with black lines of text, as a flatbed scanner would deliver it."""
-    from PIL import Image, ImageDraw
-
-    image = Image.new("L", size, 255)
-    draw = ImageDraw.Draw(image)
-    face = font(text_px)
-    y = 50
-    for line in lines:
-        if line:
-            draw.text((60, y), line, fill=0, font=face)
-        y += int(text_px * 1.8)
-    return image
-
-
-def pdf_with_pages(pages: Sequence[str | Any]) -> bytes:
-    """A PDF whose pages are either one line of Helvetica text (a str) or a full-page picture
-    (a Pillow image, grayscale), the way a scanner embeds a page."""
-    objects: list[bytes] = [b"<< /Type /Catalog /Pages 2 0 R >>", b""]
-    objects.append(b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
-    kids = []
-    for page in pages:
-        if isinstance(page, str):
-            content = f"BT /F1 12 Tf 72 720 Td ({page}) Tj ET".encode()
-            resources = "<< /Font << /F1 3 0 R >> >>"
-        else:
-            gray = page.convert("L")
-            data = zlib.compress(gray.tobytes())
-            objects.append(
-                b"<< /Type /XObject /Subtype /Image /Width %d /Height %d /ColorSpace /DeviceGray "
-                b"/BitsPerComponent 8 /Filter /FlateDecode /Length %d >>\nstream\n"
-                % (gray.width, gray.height, len(data))
-                + data
-                + b"\nendstream"
-            )
-            content = b"q 612 0 0 792 0 0 cm /Im1 Do Q"
-            resources = f"<< /XObject << /Im1 {len(objects)} 0 R >> >>"
-        objects.append(b"<< /Length %d >>\nstream\n" % len(content) + content + b"\nendstream")
-        contents = len(objects)
-        objects.append(
-            f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents {contents} 0 R "
-            f"/Resources {resources} >>".encode()
-        )
-        kids.append(f"{len(objects)} 0 R")
-    objects[1] = f"<< /Type /Pages /Kids [{' '.join(kids)}] /Count {len(kids)} >>".encode()
-    out = bytearray(b"%PDF-1.4\n")
-    offsets = []
-    for number, body in enumerate(objects, start=1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
-    for offset in offsets:
-        out += b"%010d 00000 n \n" % offset
-    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
-        len(objects) + 1,
-        xref,
-    )
-    return bytes(out)
 
 
 @pytest.fixture(scope="session")

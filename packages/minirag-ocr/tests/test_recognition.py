@@ -14,8 +14,7 @@ from minirag_ingest.pipeline import Pipeline
 from minirag_ingest.roots import Roots
 from minirag_ingest.settings import load_settings
 from minirag_ocr.engine import layout_text
-
-from .conftest import page_image, pdf_with_pages
+from testsupport.documents import page_image, pdf_with_pages
 
 pytestmark = pytest.mark.slow
 

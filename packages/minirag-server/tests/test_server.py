@@ -65,7 +65,14 @@ def test_twelve_tools_each_described(env: dict) -> None:
             query = next(t for t in tools if t.name == "query_documents")
             for phrase in ("Sources", "displayPath", "no links"):
                 assert phrase in query.description
-            assert set(query.input_schema["properties"]) == {"query", "topK", "scope"}
+            assert set(query.input_schema["properties"]) == {
+                "query",
+                "topK",
+                "scope",
+                "labels",
+                "dateFrom",
+                "dateTo",
+            }
             neighbors = next(t for t in tools if t.name == "read_chunk_neighbors")
             assert {"filePath", "chunkIndex", "before", "after"} <= set(
                 neighbors.input_schema["properties"]

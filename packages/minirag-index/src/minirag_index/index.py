@@ -6,13 +6,14 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 from minirag_index.embedder import Embedder
+from minirag_index.filters import sources_filter_sql
 from minirag_index.fusion import first_sources, group_cut, rrf_fuse, within_distance
 from minirag_index.lookalike import LookAlikeIndex
 from minirag_index.mentions import MAX_PAGE, MentionCorpus, MentionResult, build_corpus
@@ -135,8 +136,15 @@ class MiniragIndex:
 
     # -- searching -------------------------------------------------------------------------
     def search(
-        self, query: str, top_k: int = DEFAULT_TOP_K, scope: str | None = None
+        self,
+        query: str,
+        top_k: int = DEFAULT_TOP_K,
+        scope: str | None = None,
+        *,
+        sources: Collection[str] | None = None,
     ) -> SearchResult:
+        """Hybrid search. ``sources``, when given, limits it to those documents (a label or
+        date filter's matches) inside the store queries, so ``top_k`` counts only them."""
         top_k = clamp_top_k(top_k)
         if not query.strip():
             raise ValueError("query must not be empty")
@@ -148,6 +156,14 @@ class MiniragIndex:
         if where and self.store.count_rows(where) == 0:
             notice = f"Nothing is indexed under the scope {scope!r}."
             return SearchResult([], [], {}, notice=notice)
+        if sources is not None:
+            if not sources:
+                notice = "No indexed document matches the filter" + (
+                    f" under the scope {scope!r}." if scope else "."
+                )
+                return SearchResult([], [], {}, notice=notice)
+            only = sources_filter_sql(sources)
+            where = f"({where}) AND {only}" if where else only
         weight = self.settings.RAG_HYBRID_WEIGHT
         n = candidate_count(top_k)
         keyword_rows: list[dict] = []

@@ -21,6 +21,8 @@ from minirag_ingest.convert import SUPPORTED_EXTENSIONS, ConversionError, Conver
 from minirag_ingest.convert import convert_content as _convert_content
 from minirag_ingest.convert import convert_file as _convert_file
 from minirag_ingest.dates import document_date
+from minirag_ingest.labels.resolve import ModelSession, relative_path, resolve_labels
+from minirag_ingest.labels.taxonomy import Taxonomy, TaxonomyError, TaxonomyLoader
 from minirag_ingest.ocr import DEFAULT_MIN_CHARS_PER_PAGE, OcrEngine
 from minirag_ingest.pages import PageIndex
 from minirag_ingest.roots import Roots
@@ -45,6 +47,8 @@ class Prepared:
 
     doc: SourceDoc
     chunks: list[ChunkInput]
+    label_problem: str | None = None  # what the document was stored without, and why
+    label_problems: tuple[str, ...] = ()  # "facet: reason" per facet the model left unset
 
 
 @dataclass(frozen=True)
@@ -53,6 +57,64 @@ class IngestResult:
     title: str
     chunks: int
     source_type: str
+    label_problem: str | None = None
+
+
+class LabelJob:
+    """One job's labelling: the taxonomy read once at its start and the model session that
+    loads the choice model for the first document needing it and releases it at :meth:`close`.
+
+    ``taxonomy`` None means the feature is off (no taxonomy file), or the file cannot be parsed
+    (``error`` says why): documents are then stored without labels.
+    """
+
+    def __init__(self, loader: TaxonomyLoader | None, cache_dir: Path):
+        self.taxonomy: Taxonomy | None = None
+        self.error: str | None = None
+        self.session: ModelSession | None = None
+        if loader is None:
+            return
+        try:
+            self.taxonomy = loader.get()
+        except TaxonomyError as exc:
+            self.error = str(exc)
+        if self.taxonomy is not None:
+            self.session = ModelSession(self.taxonomy.model, cache_dir)
+
+    @property
+    def active(self) -> bool:
+        return self.taxonomy is not None or self.error is not None
+
+    def label(
+        self, doc: SourceDoc, markdown: str, rel_path: str | None, file_name: str | None
+    ) -> tuple[SourceDoc, str | None, tuple[str, ...]]:
+        """``doc`` with its labels, the ingest's ``labelProblem`` and the per-facet problems."""
+        if self.error is not None:
+            return doc, f"stored without labels: {self.error}", ()
+        if self.taxonomy is None:
+            return doc, None, ()
+        outcome = resolve_labels(
+            self.taxonomy,
+            rel_path=rel_path,
+            markdown=markdown,
+            file_name=file_name,
+            session=self.session,
+        )
+        return (
+            replace(doc, labels=outcome.to_json()),
+            outcome.label_problem,
+            tuple(outcome.problems),
+        )
+
+    def close(self) -> None:
+        if self.session is not None:
+            self.session.close()
+
+    def __enter__(self) -> LabelJob:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 def lacks_pages(info: SourceInfo) -> bool:
@@ -98,10 +160,12 @@ class Pipeline:
         extra_extensions: Sequence[str] = (),
         ocr: OcrEngine | None = None,
         ocr_min_chars_per_page: int = DEFAULT_MIN_CHARS_PER_PAGE,
+        taxonomy: TaxonomyLoader | None = None,
     ):
         self.index = index
         self.roots = roots
         self.settings = settings
+        self.taxonomy = taxonomy
         self.ocr = ocr
         self.ocr_min_chars_per_page = ocr_min_chars_per_page
         ocr_extensions = ocr.image_extensions if ocr is not None else ()
@@ -110,6 +174,27 @@ class Pipeline:
             *(e.lower() for e in extra_extensions),
             *ocr_extensions,
         }
+
+    # -- labels ----------------------------------------------------------------------------
+    def labelling(self) -> LabelJob:
+        """Open one job's labelling (use it as a context manager around the job)."""
+        return LabelJob(self.taxonomy, Path(self.index.settings.CACHE_DIR))
+
+    def _label(
+        self,
+        prepared: Prepared,
+        markdown: str,
+        rel_path: str | None,
+        file_name: str | None,
+        labels: LabelJob | None,
+    ) -> Prepared:
+        if labels is None:
+            if self.taxonomy is None:
+                return prepared
+            with self.labelling() as own:
+                return self._label(prepared, markdown, rel_path, file_name, own)
+        doc, problem, problems = labels.label(prepared.doc, markdown, rel_path, file_name)
+        return replace(prepared, doc=doc, label_problem=problem, label_problems=problems)
 
     # -- preparing -------------------------------------------------------------------------
     def chunk(self, converted: Converted, title: str) -> list[ChunkInput]:
@@ -144,8 +229,12 @@ class Pipeline:
         signature = self.signature_for(rebuild_document(chunks))
         return Prepared(replace(doc, signature=signature, scheme=SCHEME_VERSION), chunks)
 
-    def prepare_file(self, path: Path, *, content_hash: str | None = None) -> Prepared:
-        """Convert and chunk one file (``path`` is the path it is indexed under)."""
+    def prepare_file(
+        self, path: Path, *, content_hash: str | None = None, labels: LabelJob | None = None
+    ) -> Prepared:
+        """Convert, chunk and label one file (``path`` is the path it is indexed under).
+
+        ``labels`` is the job's labelling; without it a labelling is opened for this file."""
         path = Path(path)
         stat = path.stat()
         converted = _convert_file(
@@ -171,7 +260,9 @@ class Pipeline:
             date_source=date.source if date else None,
             ocr_engine=converted.ocr_engine,
         )
-        return self._finish(doc, self.chunk(converted, title))
+        prepared = self._finish(doc, self.chunk(converted, title))
+        rel_path = relative_path(path, self.roots)
+        return self._label(prepared, converted.markdown, rel_path, path.name, labels)
 
     def prepare_content(
         self,
@@ -182,8 +273,9 @@ class Pipeline:
         title: str | None = None,
         source_type: Literal["data", "url"] = "data",
         converted: Converted | None = None,
+        labels: LabelJob | None = None,
     ) -> Prepared:
-        """Convert and chunk content that has no file under the roots."""
+        """Convert, chunk and label content that has no file under the roots."""
         if not source_id.strip():
             raise ValueError("a source id is needed")
         converted = converted or _convert_content(content, fmt)
@@ -202,7 +294,8 @@ class Pipeline:
             doc_date=date.date.isoformat() if date else None,
             date_source=date.source if date else None,
         )
-        return self._finish(doc, self.chunk(replace(converted, pages=None), title))
+        prepared = self._finish(doc, self.chunk(replace(converted, pages=None), title))
+        return self._label(prepared, converted.markdown, None, None, labels)
 
     # -- storing ---------------------------------------------------------------------------
     def store(self, items: Sequence[Prepared]) -> list[IngestResult]:
@@ -216,7 +309,11 @@ class Pipeline:
             start = end
             results.append(
                 IngestResult(
-                    item.doc.source, item.doc.title, len(item.chunks), item.doc.source_type
+                    item.doc.source,
+                    item.doc.title,
+                    len(item.chunks),
+                    item.doc.source_type,
+                    item.label_problem,
                 )
             )
         return results
@@ -242,27 +339,41 @@ class Pipeline:
             )
         return path
 
-    def ingest_file(self, path: Path) -> IngestResult:
-        prepared = self.prepare_file(self.check_file(path))
+    def ingest_file(self, path: Path, *, labels: LabelJob | None = None) -> IngestResult:
+        prepared = self.prepare_file(self.check_file(path), labels=labels)
         [result] = self.store([prepared])
         self.refresh()
         return result
 
     def ingest_data(
-        self, source_id: str, content: str, fmt: ContentFormat, title: str | None = None
+        self,
+        source_id: str,
+        content: str,
+        fmt: ContentFormat,
+        title: str | None = None,
+        *,
+        labels: LabelJob | None = None,
     ) -> IngestResult:
         if fmt not in ("text", "markdown", "html"):
             raise ValueError(f"format must be text, markdown or html (got {fmt!r})")
-        [result] = self.store([self.prepare_content(source_id, content, fmt, title=title)])
+        prepared = self.prepare_content(source_id, content, fmt, title=title, labels=labels)
+        [result] = self.store([prepared])
         self.refresh()
         return result
 
-    def ingest_url(self, url: str, source_id: str | None = None) -> IngestResult:
+    def ingest_url(
+        self, url: str, source_id: str | None = None, *, labels: LabelJob | None = None
+    ) -> IngestResult:
         check_scheme(url)
         page = fetch(url, allow_private=self.settings.allow_private_urls)
         converted = convert_fetched(page.content, page.content_type, page.charset, page.final_url)
         prepared = self.prepare_content(
-            source_id or url, "", "markdown", source_type="url", converted=converted
+            source_id or url,
+            "",
+            "markdown",
+            source_type="url",
+            converted=converted,
+            labels=labels,
         )
         [result] = self.store([prepared])
         self.refresh()

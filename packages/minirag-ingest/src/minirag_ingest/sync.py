@@ -9,7 +9,8 @@ One pass, under the sync lock (:mod:`minirag_ingest.lock`):
    its contents) are skipped and their stored size/mtime updated (one commit for all of them),
    so the next sync takes the fast path again; other bytes are read again. A source cut by an
    older chunking scheme, or stored twice by two racing writers, is read again whatever its
-   bytes.
+   bytes - except one read with OCR when this install has no OCR engine: while its bytes are
+   unchanged it is kept as it is and counted as ``unreadable``, not read without its scans.
 3. Moves. A new file with the same name and bytes as an indexed file that is gone from disk
    gets that file's chunks (vectors included) - nothing is read, converted or embedded again.
    Up to :data:`MOVE_BATCH` moves share one commit (old rows out, new rows in, together).
@@ -27,7 +28,11 @@ One pass, under the sync lock (:mod:`minirag_ingest.lock`):
 6. Documents without a look-alike signature (an index built before signatures existed) get one
    from their stored chunk text, :data:`SIGN_BATCH` documents per read and per commit: nothing
    is read from disk or embedded again.
-7. The keyword indexes are refreshed at the end (and every :data:`REFRESH_EVERY` stored files on
+7. With a taxonomy file (``classify.toml``), documents not read again are labelled again from
+   their stored chunk text when their labels were made under another taxonomy or at another
+   path (a moved file), or when the model still owes them an answer; nothing is embedded.
+   Label problems go to ``errors`` (one entry per distinct reason), never to ``failed``.
+8. The keyword indexes are refreshed at the end (and every :data:`REFRESH_EVERY` stored files on
    a long sync), only when something was written.
 
 Data and URL sources are never read, moved or deleted by a sync. A full sync (no scope) does
@@ -55,16 +60,19 @@ from minirag_index import (
     StoredChunk,
     rebuild_document,
 )
+from minirag_index.filters import decode_labels
 from minirag_index.scope import sql_string
 from minirag_ingest.chunking import SCHEME_VERSION
 from minirag_ingest.convert import ConversionError
+from minirag_ingest.labels.resolve import needs_relabel, relative_path
 from minirag_ingest.lock import SyncLock
+from minirag_ingest.ocr import IMAGE_EXTENSIONS
 from minirag_ingest.roots import in_scope
 from minirag_ingest.scan import ScannedFile, UnlistedFolder, is_excluded, scan
 
 if TYPE_CHECKING:
     from minirag_index import SourceInfo
-    from minirag_ingest.pipeline import Pipeline, Prepared
+    from minirag_ingest.pipeline import LabelJob, Pipeline, Prepared
 
 log = logging.getLogger(__name__)
 
@@ -74,8 +82,6 @@ MOVE_BATCH = 100  # moves committed together
 SIGN_BATCH = 256  # documents signed per read and per commit
 REFRESH_EVERY = 500  # fold new rows into the keyword indexes this often on a long sync
 KEPT_NAMES_SHOWN = 3
-# Image files join the scan only with the [ocr] extra; one indexed with it is kept without it.
-IMAGE_EXTENSIONS = frozenset({".png", ".jpg", ".jpeg", ".tiff", ".tif", ".bmp", ".webp"})
 
 COUNT_NAMES = (
     "scanned",
@@ -102,7 +108,7 @@ class SyncReport:
     skipped: int = 0
     moved: int = 0
     deleted: int = 0
-    relabelled: int = 0  # documents re-labelled from stored text; 0 until classification exists
+    relabelled: int = 0  # documents re-labelled from stored text; 0 without a classify.toml
     signed: int = 0
     ignored: int = 0
     unreadable: int = 0  # indexed files this install cannot read again (images without OCR)
@@ -152,9 +158,17 @@ def sync(
     if lock is not None:
         if not lock.held:
             raise RuntimeError("sync(lock=...) needs a lock that is already held")
-        return _Sync(pipeline, scope, progress, report).run()
+        return _run(_Sync(pipeline, scope, progress, report))
     with SyncLock(pipeline.index.store.db_path):
-        return _Sync(pipeline, scope, progress, report).run()
+        return _run(_Sync(pipeline, scope, progress, report))
+
+
+def _run(job: _Sync) -> SyncReport:
+    """Run one sync pass; its labelling (and the choice model, if loaded) ends with it."""
+    try:
+        return job.run()
+    finally:
+        job.labels.close()
 
 
 @dataclass
@@ -182,6 +196,11 @@ class _Sync:
         self.total = 0
         self.wrote = False
         self.since_refresh = 0
+        # The taxonomy is read once per sync; the model is loaded by the first document that
+        # needs it and released when the sync ends (see _run).
+        self.labels: LabelJob = pipeline.labelling()
+        self.label_errors: dict[str, dict[str, str]] = {}
+        self.label_error_counts: dict[str, int] = {}
 
     # -- the pass --------------------------------------------------------------------------
     def run(self) -> SyncReport:
@@ -219,27 +238,41 @@ class _Sync:
         touched: list[ScannedFile] = []
         seen: set[str] = set()
         skipped = 0
+        kept_unread: list[str] = []  # read with OCR, which this install lacks
         for file in scanned.files:
             source = str(file.path)
             seen.add(source)
             info = indexed.get(source)
             if info is None:
                 new.append(file)
-            elif info.scheme < SCHEME_VERSION or source in doubled:
+                continue
+            reread = info.scheme < SCHEME_VERSION or source in doubled
+            # A document read with OCR is not read again without it (a PDF would lose its
+            # scanned pages): unless its bytes changed, it is kept as it is, as unreadable.
+            keep = reread and self.needs_ocr(info)
+            if reread and not keep:
                 work.append(_Work(file, repair=source in doubled))
             elif info.size == file.size and info.mtime == file.mtime:
-                skipped += 1
+                if keep:
+                    kept_unread.append(source)
+                else:
+                    skipped += 1
             else:
                 digest = self.hash_or_fail(file_hash, file)
                 if digest is None:
                     continue
                 if digest == info.content_hash:
-                    skipped += 1
                     touched.append(file)
+                    if keep:
+                        kept_unread.append(source)
+                    else:
+                        skipped += 1
                 else:
-                    work.append(_Work(file, digest))
+                    work.append(_Work(file, digest, repair=source in doubled))
         report.skipped += skipped
-        self.advance(skipped)
+        report.unreadable += len(kept_unread)
+        report.unreadable_files.extend(kept_unread)
+        self.advance(skipped + len(kept_unread))
 
         # Indexed files no longer found where they were.
         origins: dict[tuple[str, int], list[SourceInfo]] = {}
@@ -313,6 +346,14 @@ class _Sync:
 
         self.read_again(work)
         self.sign(unsigned)
+        kept = [
+            (source, info)
+            for source, info in (everything if self.scope is None else indexed).items()
+            if source not in rereading
+            and source not in gone
+            and (info.source_type != "file" or self.covers(source))
+        ]
+        self.relabel(kept + [(to, everything[old]) for to, old in moved_from.items()])
         if self.wrote:
             self.pipeline.refresh()
         return report
@@ -354,6 +395,10 @@ class _Sync:
             )
             return
         self.wrote = True
+
+    def needs_ocr(self, info: SourceInfo) -> bool:
+        """A source read with OCR, on a pipeline that has no OCR engine (the extra is gone)."""
+        return bool(getattr(info, "ocr_engine", "")) and getattr(self.pipeline, "ocr", None) is None
 
     def unreadable_here(self, source: str) -> bool:
         """An indexed image this install no longer scans (the [ocr] extra is gone): kept as it
@@ -442,7 +487,7 @@ class _Sync:
         for item in work:
             try:
                 prepared = self.pipeline.prepare_file(
-                    item.file.path, content_hash=item.content_hash
+                    item.file.path, content_hash=item.content_hash, labels=self.labels
                 )
             except ConversionError as exc:
                 self.report.fail(item.file.path, exc.reason)
@@ -466,6 +511,8 @@ class _Sync:
         for item, _ in batch:
             if item.repair:
                 self.index.store.delete_source(str(item.file.path))
+        for item, prepared in batch:
+            self.label_problems(str(item.file.path), prepared.label_problems)
         try:
             stored = len(self.pipeline.store([prepared for _, prepared in batch]))
         except (IndexMismatchError, ModelLoadError):
@@ -528,6 +575,83 @@ class _Sync:
                 self.wrote = True
         except Exception as exc:  # a missing signature costs look-alikes, nothing else
             log.warning("could not sign %s: %s", source, exc)
+
+    # -- labels ----------------------------------------------------------------------------
+    def relabel(self, candidates: list[tuple[str, SourceInfo]]) -> None:
+        """Label again, from the stored chunk text, every document whose labels were made under
+        another taxonomy or at another path, or that the model still owes an answer. Nothing is
+        read from disk or embedded; a label problem is reported, never a failed file."""
+        labels = self.labels
+        if labels.error is not None:
+            path = str(self.pipeline.taxonomy.path) if self.pipeline.taxonomy else ""
+            self.report.errors.append(
+                {"path": path, "reason": f"labels not updated: {labels.error}"}
+            )
+            return
+        taxonomy = labels.taxonomy
+        if taxonomy is None:
+            return
+        due = [
+            (source, info, rel)
+            for source, info in candidates
+            if needs_relabel(info.labels, taxonomy, rel := self.rel_path(source, info))
+        ]
+        if not due:
+            return
+        self.total += len(due)
+        self.tell()
+        fingerprint = taxonomy.fingerprint()
+        for source, info, rel in due:
+            try:
+                stored = decode_labels(info.labels)
+                broken = labels.session.problem if labels.session is not None else None
+                if (
+                    broken is not None
+                    and stored is not None
+                    and stored.taxonomy == fingerprint
+                    and stored.at == rel
+                ):
+                    # Only the model owes it an answer, and the model already failed this sync.
+                    self.label_problems(source, [f"{name}: {broken}" for name in stored.pending])
+                    continue
+                text = self.index.read_document(source)
+                if text is None:
+                    continue
+                name = Path(source).name if info.source_type == "file" else None
+                doc = SourceDoc(source=source, labels=info.labels)
+                doc, _, problems = labels.label(doc, text, rel, name)
+                self.label_problems(source, problems)
+                if doc.labels != info.labels:
+                    self.index.store.update_source_fields(source, {"labels": doc.labels})
+                    self.report.relabelled += 1
+                    self.wrote = True
+            except Exception as exc:  # labels are worth a warning, never a failed sync
+                log.warning("could not re-label %s: %s", source, exc)
+                self.report.errors.append(
+                    {"path": source, "reason": f"could not re-label it: {_describe(exc)}"}
+                )
+            finally:
+                self.advance(1)
+
+    def rel_path(self, source: str, info: SourceInfo) -> str | None:
+        if info.source_type != "file":
+            return None
+        return relative_path(source, self.roots)
+
+    def label_problems(self, source: str, problems: tuple[str, ...] | list[str]) -> None:
+        """Add a document's label problems to the report, one entry per distinct problem (a
+        missing model would otherwise repeat the same reason for every document)."""
+        for problem in problems:
+            count = self.label_error_counts.get(problem, 0) + 1
+            self.label_error_counts[problem] = count
+            entry = self.label_errors.get(problem)
+            if entry is None:
+                entry = {"path": source, "reason": f"labelling {problem}"}
+                self.label_errors[problem] = entry
+                self.report.errors.append(entry)
+            else:
+                others = "document" if count == 2 else "documents"
+                entry["reason"] = f"labelling {problem} (and {count - 1} more {others})"
 
     def advance(self, files: int) -> None:
         if files:

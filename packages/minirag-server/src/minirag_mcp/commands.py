@@ -136,9 +136,49 @@ def page_suffix(pages: str | None) -> str:
     return f" (p. {pages})" if pages else ""
 
 
+def label_suffix(row: dict[str, Any]) -> str:
+    """A row's date (with its source) and labels, when the corpus has document labels."""
+    if "labels" not in row and "date" not in row:
+        return ""
+    parts = [f"{row['date']} ({row.get('dateSource')})" if row.get("date") else "undated"]
+    for facet, label in (row.get("labels") or {}).items():
+        how = label.get("source", "")
+        if how == "model":
+            how += f" {label.get('confidence', 0):.2f}"
+            if label.get("uncertain"):
+                how += f" uncertain, runner-up {label.get('runnerUp')}"
+        parts.append(f"{facet}={label['value']} ({how})")
+    return "  " + " ".join(parts)
+
+
+def warn_filter(payload: dict[str, Any]) -> None:
+    """Non-zero filterCounts and the filterNotice, as warn: lines."""
+    counts = payload.get("filterCounts") or {}
+    if counts.get("unlabelled"):
+        warn(f"{counts['unlabelled']} documents in scope were left out for lacking a label")
+    if counts.get("undated"):
+        warn(f"{counts['undated']} documents in scope were left out for lacking a date")
+    if payload.get("filterNotice"):
+        warn(payload["filterNotice"])
+
+
+def label_filter(pairs: list[str] | None) -> dict[str, Any] | None:
+    """--label facet=value flags as the tools' labels argument (a repeated facet: any of)."""
+    if not pairs:
+        return None
+    wanted: dict[str, list[str]] = {}
+    for pair in pairs:
+        facet, sep, value = pair.partition("=")
+        if not sep or not facet.strip() or not value.strip():
+            raise ValueError(f"--label takes facet=value, got {pair!r}")
+        wanted.setdefault(facet.strip(), []).append(value.strip())
+    return {facet: values[0] if len(values) == 1 else values for facet, values in wanted.items()}
+
+
 def show_query(payload: dict[str, Any]) -> int:
     if payload.get("warning"):
         warn(payload["warning"])
+    warn_filter(payload)
     hits = payload.get("hits", [])
     if not hits:
         print("no results")
@@ -161,7 +201,7 @@ def show_query(payload: dict[str, Any]) -> int:
             {h["pages"] for h in hits if h["source"] == source["source"] and h.get("pages")}
         )
         suffix = f" (p. {', '.join(pages)})" if pages else ""
-        print(f"  {source['displayPath']}{suffix}")
+        print(f"  {source['displayPath']}{suffix}{label_suffix(source)}")
         for look in source.get("lookAlikes", []):
             print(
                 f"    looks like {look.get('displayPath', look.get('source'))} "
@@ -206,17 +246,22 @@ def show_sync(payload: dict[str, Any]) -> int:
     print("sync " + payload["state"] + ": " + ", ".join(f"{k} {v}" for k, v in counts.items()))
     for error in payload.get("errors", []):
         warn(f"{error['path']}: {error['reason']}" if error["path"] else error["reason"])
+    for path in payload.get("unreadableFiles", []):
+        warn(f"{path}: kept as indexed, not read again: that needs the [ocr] extra")
     return 0 if payload["state"] == "succeeded" and not counts.get("failed") else 1
 
 
 def show_list(payload: dict[str, Any]) -> int:
     for row in payload["files"]:
         ocr = f" [ocr:{row['ocrEngine']}]" if row.get("ocrEngine") else ""
-        print(f"{row['state']:<12} {row['chunks']:>5}  {row['displayPath']}{ocr}")
+        print(
+            f"{row['state']:<12} {row['chunks']:>5}  {row['displayPath']}{ocr}{label_suffix(row)}"
+        )
     if payload.get("ignored"):
         print(f"{payload['ignored']} excluded by .miniragignore rules")
     for folder in payload.get("unlistedFolders", []):
         warn(folder["reason"])
+    warn_filter(payload)
     return 0
 
 
@@ -264,6 +309,21 @@ def show_delete(payload: dict[str, Any]) -> int:
 
 
 # -- the app ------------------------------------------------------------------------------------
+
+LabelFlag = Annotated[
+    list[str] | None,
+    Parameter(
+        name="--label",
+        negative="",
+        help="facet=value; repeat for several (a repeated facet matches any of its values).",
+    ),
+]
+DateFromFlag = Annotated[
+    str | None, Parameter(help="Only documents dated on or after (YYYY-MM-DD).")
+]
+DateToFlag = Annotated[
+    str | None, Parameter(help="Only documents dated on or before (YYYY-MM-DD).")
+]
 
 
 def build_app() -> App:
@@ -331,12 +391,19 @@ def build_app() -> App:
         *,
         top_k: Annotated[int, Parameter(help="Passages to return (1-100).")] = ops.DEFAULT_TOP_K,
         scope: Annotated[str | None, Parameter(help="Only under this path or id.")] = None,
+        label: LabelFlag = None,
+        date_from: DateFromFlag = None,
+        date_to: DateToFlag = None,
         common: Common | None = None,
     ) -> int:
         """Hybrid search over the index."""
         common = common or Common()
         return run(
-            common, lambda ctx: ops.query_documents(ctx, text, top_k, cli_scope(scope)), show_query
+            common,
+            lambda ctx: ops.query_documents(
+                ctx, text, top_k, cli_scope(scope), label_filter(label), date_from, date_to
+            ),
+            show_query,
         )
 
     @app.command
@@ -393,11 +460,21 @@ def build_app() -> App:
     def list_(
         *,
         scope: Annotated[str | None, Parameter(help="Only under this path or id.")] = None,
+        label: LabelFlag = None,
+        date_from: DateFromFlag = None,
+        date_to: DateToFlag = None,
+        sort: Annotated[str | None, Parameter(help='"date": newest first, undated last.')] = None,
         common: Common | None = None,
     ) -> int:
         """List files under the roots with their state, plus data and url items."""
         common = common or Common()
-        return run(common, lambda ctx: ops.list_files(ctx, cli_scope(scope)), show_list)
+        return run(
+            common,
+            lambda ctx: ops.list_files(
+                ctx, cli_scope(scope), label_filter(label), date_from, date_to, sort
+            ),
+            show_list,
+        )
 
     @app.command
     def status(*, common: Common | None = None) -> int:
@@ -423,9 +500,24 @@ def build_app() -> App:
     @classify.command(name="try")
     def classify_try(path: str, *, common: Common | None = None) -> int:
         """Label one file the way an ingest would, without storing anything."""
-        return fail(
-            "document labels are not available in this version: classify try has nothing to run"
-        )
+        common = common or Common()
+        from minirag_ingest.labels.try_file import try_lines
+
+        ctx = make_context(common)
+        try:
+            result = ops.classify_try(ctx, absolute(path))
+        except Exception as exc:
+            from minirag_mcp.server import error_message
+
+            return fail(error_message(exc))
+        if common.json:
+            emit_json(result)
+        else:
+            for line in try_lines(result):
+                print(line)
+        for problem in result.get("problems", []):
+            warn(problem)
+        return 1 if result.get("problems") else 0
 
     def ingest_folder(common: Any, folder: str) -> int:
         from minirag_ingest.scan import scan
@@ -438,20 +530,24 @@ def build_app() -> App:
             scanned = scan(
                 ctx.roots, ctx.roots.contain(folder), extra_extensions=ops.scan_extensions()
             )
+            # One labelling job for the whole folder: the choice model, when a facet needs
+            # it, is loaded once by the first file and released at the end.
+            labelling = ctx.pipeline.labelling()
         except Exception as exc:
             from minirag_mcp.server import error_message
 
             return fail(error_message(exc))
         bar = Progress("ingest", enabled=not common.json)
         total = len(scanned.files)
-        for done, item in enumerate(scanned.files, 1):
-            try:
-                results.append(ops.ingest_file(ctx, str(item.path)))
-            except Exception as exc:
-                from minirag_mcp.server import error_message
+        with labelling as labels:
+            for done, item in enumerate(scanned.files, 1):
+                try:
+                    results.append(ops.ingest_file(ctx, str(item.path), labels))
+                except Exception as exc:
+                    from minirag_mcp.server import error_message
 
-                errors.append({"path": str(item.path), "reason": error_message(exc)})
-            bar.update(done, total)
+                    errors.append({"path": str(item.path), "reason": error_message(exc)})
+                bar.update(done, total)
         bar.close()
         for unlisted in scanned.unlisted:
             errors.append({"path": str(unlisted.path), "reason": unlisted.message})

@@ -91,11 +91,14 @@ def load_config(overrides: dict[str, Any] | None = None) -> Config:
         problems.append(str(exc))
 
     try:
-        from minirag_ingest.ocr import load_ocr_settings
+        from minirag_ingest.ocr import load_ocr_engine, load_ocr_settings
 
         config.ocr = load_ocr_settings(
             CACHE_DIR=config.index.CACHE_DIR if config.index is not None else None
         )
+        # Building the engine loads no model; it is what checks RAG_OCR_LANG against the
+        # installed engine's languages, so a bad value is a configuration error from the start.
+        load_ocr_engine(config.ocr)
     except ConfigError as exc:
         problems.append(str(exc))
 

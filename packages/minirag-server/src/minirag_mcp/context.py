@@ -15,6 +15,7 @@ from minirag_mcp.config import Config
 if TYPE_CHECKING:
     from minirag_index import MiniragIndex
     from minirag_ingest.jobs import JobManager
+    from minirag_ingest.labels.taxonomy import TaxonomyLoader
     from minirag_ingest.pipeline import Pipeline
     from minirag_ingest.roots import Roots
 
@@ -33,6 +34,7 @@ class AppContext:
         self._index: MiniragIndex | None = None
         self._pipeline: Pipeline | None = None
         self._jobs: JobManager | None = None
+        self._taxonomy: TaxonomyLoader | None = None
 
     def require_config(self) -> Config:
         if self.config.error:
@@ -62,6 +64,18 @@ class AppContext:
         return self._index
 
     @property
+    def taxonomy(self) -> TaxonomyLoader:
+        """The corpus's classify.toml (in the first root), re-read whenever it changes."""
+        if self._taxonomy is None:
+            from minirag_ingest.labels.taxonomy import TaxonomyLoader
+
+            roots = self.roots
+            with self._lock:
+                if self._taxonomy is None:
+                    self._taxonomy = TaxonomyLoader.for_root(roots.first)
+        return self._taxonomy
+
+    @property
     def index_if_built(self) -> MiniragIndex | None:
         return self._index
 
@@ -71,17 +85,22 @@ class AppContext:
             config = self.require_config()
             from minirag_ingest.ocr import load_ocr_engine
             from minirag_ingest.pipeline import Pipeline
+            from minirag_ingest.settings import ConfigError
 
             index, roots = self.index, self.roots
             with self._lock:
                 if self._pipeline is None:
-                    engine = load_ocr_engine(config.ocr)
+                    try:
+                        engine = load_ocr_engine(config.ocr)
+                    except ConfigError as exc:  # load_config checks this first; belt and braces
+                        raise ConfigurationError(f"Configuration error: {exc}") from None
                     self._pipeline = Pipeline(
                         index,
                         roots,
                         config.ingest,
                         ocr=engine,
                         ocr_min_chars_per_page=config.ocr.RAG_OCR_MIN_CHARS_PER_PAGE,
+                        taxonomy=self.taxonomy,
                     )
         return self._pipeline
 

@@ -15,6 +15,7 @@ import contextlib
 import os
 import re
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -97,6 +98,164 @@ def _look_alikes_for(ctx: AppContext, source: str) -> list[dict[str, Any]] | Non
     return rows or None
 
 
+# -- document labels -------------------------------------------------------------------------
+#
+# The feature is on only while <first root>/.minirag/classify.toml exists. Without it no key
+# is added anywhere, and the label and date arguments (labels, dateFrom, dateTo, sort "date")
+# are refused with a message saying how to turn it on: a date filter alone would drop undated
+# documents silently, since filterCounts is a key of the feature too.
+
+
+@dataclass
+class LabelView:
+    """What one request does with labels: whether rows carry them, and its filter."""
+
+    on: bool = False  # the taxonomy file exists: rows carry labels, date and dateSource
+    taxonomy: Any = None  # the parsed taxonomy (None while the file cannot be parsed)
+    filter: Any = None  # the request's DocFilter, when it set one
+    counts: dict[str, int] | None = None  # filterCounts, once the filter was applied
+    notice: str | None = None  # filterNotice
+    matched: set[str] = field(default_factory=set)
+
+    @property
+    def filtering(self) -> bool:
+        return self.filter is not None
+
+
+def _blank(value: Any) -> bool:
+    return value is None or (isinstance(value, str | dict | list) and not value)
+
+
+def label_view(
+    ctx: AppContext,
+    labels: dict[str, Any] | None = None,
+    date_from: str | None = None,
+    date_to: str | None = None,
+    sort: str | None = None,
+) -> LabelView:
+    """Check a request's label and date arguments against the corpus's taxonomy."""
+    if not _blank(sort) and sort != "date":
+        raise OperationError(f'sort must be "date" (newest first, undated last), got {sort!r}')
+    wants_filter = not (_blank(labels) and _blank(date_from) and _blank(date_to))
+    loader = ctx.taxonomy
+    if not loader.present:
+        if wants_filter or not _blank(sort):
+            raise OperationError(
+                "labels, dateFrom, dateTo and sort by date are part of document labels, which "
+                f"are off for this corpus: there is no {loader.path}. Create it to turn them on."
+            )
+        return LabelView()
+    error = loader.error
+    view = LabelView(on=True, taxonomy=None if error else loader.get())
+    if not wants_filter:
+        return view
+    if error and not _blank(labels):
+        raise OperationError(error)
+    from minirag_index.filters import parse_filter
+
+    vocabulary = view.taxonomy.filter_vocabulary() if view.taxonomy is not None else None
+    try:
+        view.filter = parse_filter(labels, date_from, date_to, vocabulary=vocabulary)
+    except ValueError as exc:
+        raise OperationError(str(exc)) from None
+    return view
+
+
+def apply_label_filter(ctx: AppContext, view: LabelView, indexed: dict[str, Any]) -> None:
+    """Filter ``indexed`` (the sources in scope): fills matched, counts and notice."""
+    if not view.filtering:
+        return
+    from minirag_index.filters import apply_filter
+
+    result = apply_filter(indexed, view.filter)
+    view.matched = set(result.kept)
+    view.counts = result.counts
+    if view.filter.labels and view.taxonomy is not None:
+        from minirag_ingest.labels.resolve import filter_notice, model_state
+
+        if any(
+            (facet := view.taxonomy.facet(name)) is not None and facet.needs_model
+            for name in view.filter.labels
+        ):
+            state, hint = model_state(view.taxonomy, ctx.config.index.CACHE_DIR)
+            view.notice = filter_notice(view.taxonomy, list(view.filter.labels), state, hint)
+
+
+def label_fields(info: Any) -> dict[str, Any]:
+    """A row's labels, date and dateSource (only added while the feature is on)."""
+    from minirag_index.filters import public_labels
+
+    return {
+        "labels": public_labels(info.labels),
+        "date": info.doc_date,
+        "dateSource": info.date_source,
+    }
+
+
+def _labelled_rows(
+    view: LabelView, rows: list[dict[str, Any]], indexed: dict[str, Any], by_date: bool
+) -> list[dict[str, Any]]:
+    """list_files rows with their labels and dates, filtered, newest first when asked."""
+    from types import SimpleNamespace
+
+    from minirag_index.filters import sort_by_date
+
+    kept: list[dict[str, Any]] = []
+    for row in rows:
+        info = indexed.get(row.get("path") or row.get("source") or "")
+        if view.filtering and (info is None or info.source not in view.matched):
+            continue
+        if info is not None:
+            row.update(label_fields(info))
+        kept.append(row)
+    if not by_date:
+        return kept
+    dated = (SimpleNamespace(row=r, doc_date=r.get("date")) for r in kept)
+    return [item.row for item in sort_by_date(dated)]
+
+
+def _filter_payload(view: LabelView, out: dict[str, Any]) -> None:
+    if view.counts is not None:
+        out["filterCounts"] = dict(view.counts)
+    if view.notice:
+        out["filterNotice"] = view.notice
+
+
+def _labels_status(ctx: AppContext, infos: dict[str, Any]) -> dict[str, Any] | None:
+    """status's labels block, or None when the corpus has no taxonomy file."""
+    loader = ctx.taxonomy
+    if not loader.present:
+        return None
+    if loader.error:
+        return {"error": loader.error}
+    from minirag_index.filters import label_stats
+    from minirag_ingest.labels.resolve import model_state
+
+    taxonomy = loader.get()
+    stats, undated = label_stats(infos.values(), taxonomy.filter_vocabulary())
+    facets: dict[str, Any] = {}
+    for facet in taxonomy.facets:
+        counted = stats[facet.name]
+        entry: dict[str, Any] = {
+            "question": facet.question,
+            "values": [
+                {"id": v.id, "description": v.description, "count": counted.values[v.id]}
+                for v in facet.values
+            ],
+            "unlabelled": counted.unlabelled,
+            "uncertain": counted.uncertain,
+        }
+        if facet.within:
+            entry["within"] = list(facet.within)
+        facets[facet.name] = entry
+    block: dict[str, Any] = {"facets": facets, "undated": undated}
+    state, hint = model_state(taxonomy, ctx.config.index.CACHE_DIR)
+    block["model"] = state
+    if hint:
+        block["modelHint"] = hint
+    return block
+
+
 # -- status ----------------------------------------------------------------------------------
 
 
@@ -152,6 +311,7 @@ def status(ctx: AppContext) -> dict[str, Any]:
     out["ignoreFiles"] = ignore_files
 
     documents = chunks = stale = unsigned = unpaged = 0
+    infos: dict[str, Any] = {}
     try:
         from minirag_ingest.chunking import SCHEME_VERSION
         from minirag_ingest.pipeline import lacks_pages
@@ -174,6 +334,12 @@ def status(ctx: AppContext) -> dict[str, Any]:
         out["unsignedSourceCount"] = unsigned
     if unpaged:
         out["unpagedSourceCount"] = unpaged
+    try:
+        labels = _labels_status(ctx, infos)
+    except Exception as exc:  # reported, never raised: status must always answer
+        labels = {"error": f"the labels could not be counted: {exc}"}
+    if labels is not None:
+        out["labels"] = labels
     engine = ocr_engine()
     out["ocr"] = engine or "unavailable"
     if engine is None:
@@ -243,10 +409,13 @@ def _ingest_payload(result: Any) -> dict[str, Any]:
     return out
 
 
-def ingest_file(ctx: AppContext, file_path: str) -> dict[str, Any]:
-    """Ingest (or re-ingest) one file under the roots."""
+def ingest_file(ctx: AppContext, file_path: str, labels: Any = None) -> dict[str, Any]:
+    """Ingest (or re-ingest) one file under the roots.
+
+    ``labels`` is a job's labelling (:meth:`Pipeline.labelling`) shared by several ingests, as
+    the CLI's folder ingest does; without it this call is a labelling job of its own."""
     path = _contained(ctx, require_absolute(file_path))
-    return _ingest_payload(ctx.pipeline.ingest_file(Path(path)))
+    return _ingest_payload(ctx.pipeline.ingest_file(Path(path), labels=labels))
 
 
 def ingest_data(
@@ -271,17 +440,73 @@ def ingest_url(ctx: AppContext, url: str, source: str | None = None) -> dict[str
     return _ingest_payload(ctx.pipeline.ingest_url(str(url).strip(), source))
 
 
+def classify_try(ctx: AppContext, file_path: str) -> dict[str, Any]:
+    """Label one file the way an ingest would and return everything (nothing is stored).
+
+    Loads the choice model when a facet needs it and releases it before returning. Refuses
+    when the corpus has no taxonomy file or the file cannot be parsed."""
+    config = ctx.require_config()
+    path = require_absolute(file_path)
+    if not os.path.isfile(path):
+        raise OperationError(f"{path} is not a file")
+    loader = ctx.taxonomy
+    if not loader.present:
+        raise OperationError(
+            f"there is no {loader.path}: document labels are off for this corpus, so there is "
+            "nothing to try"
+        )
+    if loader.error:
+        raise OperationError(loader.error)
+    from minirag_ingest.convert import convert_file
+    from minirag_ingest.labels.resolve import ModelSession
+    from minirag_ingest.labels.try_file import classify_try as try_file
+    from minirag_ingest.ocr import load_ocr_engine
+    from minirag_ingest.roots import PathOutsideRoots
+
+    taxonomy = loader.get()
+    engine = load_ocr_engine(config.ocr)
+    with contextlib.suppress(PathOutsideRoots):  # outside every root: only model facets apply
+        path = str(ctx.roots.contain(path))
+
+    def convert(target: Path) -> Any:
+        return convert_file(
+            target,
+            max_file_size=config.ingest.max_file_size,
+            ocr=engine,
+            ocr_min_chars_per_page=config.ocr.RAG_OCR_MIN_CHARS_PER_PAGE,
+        )
+
+    with ModelSession(taxonomy.model, config.index.CACHE_DIR) as session:
+        return try_file(path, taxonomy, session, roots=ctx.roots.paths, convert=convert)
+
+
 # -- searching -------------------------------------------------------------------------------
 
 
 def query_documents(
-    ctx: AppContext, query: str, top_k: int = DEFAULT_TOP_K, scope: str | None = None
+    ctx: AppContext,
+    query: str,
+    top_k: int = DEFAULT_TOP_K,
+    scope: str | None = None,
+    labels: dict[str, Any] | None = None,
+    date_from: str | None = None,
+    date_to: str | None = None,
 ) -> dict[str, Any]:
     """Hybrid search; hits, their documents (with displayPath) and their parent sections."""
     ctx.require_config()
     if not query or not str(query).strip():
         raise OperationError("query must not be empty")
-    result = ctx.index.search(str(query), top_k=int(top_k), scope=scope or None)
+    view = label_view(ctx, labels, date_from, date_to)
+    only: set[str] | None = None
+    if view.filtering:
+        apply_label_filter(ctx, view, ctx.index.sources(scope or None))
+        only = view.matched
+    result = ctx.index.search(str(query), top_k=int(top_k), scope=scope or None, sources=only)
+    infos: dict[str, Any] = {}
+    if view.on and result.sources:
+        from minirag_index.filters import sources_filter_sql
+
+        infos = ctx.index.store.sources(sources_filter_sql({s.source for s in result.sources}))
     sources = []
     for item in result.sources:
         row: dict[str, Any] = {
@@ -290,6 +515,8 @@ def query_documents(
             "hits": item.hits,
             "displayPath": _display(ctx, item.source),
         }
+        if item.source in infos:
+            row.update(label_fields(infos[item.source]))
         look = _look_alikes_for(ctx, item.source)
         if look:
             row["lookAlikes"] = look
@@ -299,6 +526,7 @@ def query_documents(
         "sources": sources,
         "parents": dict(result.parents),
     }
+    _filter_payload(view, out)
     if result.notice:
         out["notice"] = result.notice
     if result.keyword_error:
@@ -410,9 +638,33 @@ def delete_file(
 # -- listing ---------------------------------------------------------------------------------
 
 
-def list_files(ctx: AppContext, scope: str | None = None) -> dict[str, Any]:
-    """Files on disk under the roots with their state, plus indexed data and url sources."""
+def _unscanned_image(ctx: AppContext, source: str) -> bool:
+    """An indexed image still on disk that the scan skips because the [ocr] extra is absent
+    (sync keeps it as unreadable), rather than one that is gone or excluded by a rule."""
+    from minirag_ingest.ocr import IMAGE_EXTENSIONS
+    from minirag_ingest.scan import is_excluded
+
+    if Path(source).suffix.lower() not in IMAGE_EXTENSIONS or not os.path.lexists(source):
+        return False
+    try:
+        return is_excluded(source, ctx.roots) is None
+    except (OSError, ValueError):
+        return True  # cannot tell: sync keeps it too
+
+
+def list_files(
+    ctx: AppContext,
+    scope: str | None = None,
+    labels: dict[str, Any] | None = None,
+    date_from: str | None = None,
+    date_to: str | None = None,
+    sort: str | None = None,
+) -> dict[str, Any]:
+    """Files on disk under the roots with their state, plus indexed data and url sources.
+
+    With a label or date filter only indexed documents that match are listed."""
     ctx.require_config()
+    view = label_view(ctx, labels, date_from, date_to, sort)
     from minirag_index import in_scope
     from minirag_ingest.chunking import SCHEME_VERSION
     from minirag_ingest.scan import ScopeExcluded, scan
@@ -429,6 +681,7 @@ def list_files(ctx: AppContext, scope: str | None = None) -> dict[str, Any]:
     except ScopeExcluded as exc:
         raise OperationError(str(exc)) from None
     indexed = ctx.index.sources(scope_text)
+    without_ocr = ocr_engine() is None
     files: list[dict[str, Any]] = []
     seen: set[str] = set()
     for item in scanned.files if scanned else []:
@@ -444,7 +697,16 @@ def list_files(ctx: AppContext, scope: str | None = None) -> dict[str, Any]:
                 and abs(info.mtime - item.mtime) < 1e-3
                 and info.scheme >= SCHEME_VERSION
             )
-            row.update(state="indexed" if fresh else "stale", chunks=info.chunk_count)
+            state = "indexed" if fresh else "stale"
+            if (
+                without_ocr
+                and info.ocr_engine
+                and info.scheme < SCHEME_VERSION
+                and info.size == item.size
+                and abs(info.mtime - item.mtime) < 1e-3
+            ):
+                state = "unreadable"  # sync keeps it: reading it again needs the [ocr] extra
+            row.update(state=state, chunks=info.chunk_count)
             row["title"] = info.title
             row["ocrEngine"] = info.ocr_engine or ""
         files.append(row)
@@ -467,6 +729,8 @@ def list_files(ctx: AppContext, scope: str | None = None) -> dict[str, Any]:
         state = "missing"
         if any(Path(source) == u.path or u.path in Path(source).parents for u in unlisted):
             state = "unlisted"
+        elif without_ocr and _unscanned_image(ctx, source):
+            state = "unreadable"
         files.append(
             {
                 "path": source,
@@ -477,7 +741,11 @@ def list_files(ctx: AppContext, scope: str | None = None) -> dict[str, Any]:
                 "ocrEngine": info.ocr_engine or "",
             }
         )
+    if view.on:
+        apply_label_filter(ctx, view, indexed)
+        files = _labelled_rows(view, files, indexed, sort == "date")
     out: dict[str, Any] = {"files": files}
+    _filter_payload(view, out)
     if scanned and scanned.ignored:
         out["ignored"] = scanned.ignored
     if unlisted:

@@ -1,0 +1,323 @@
+"""OCR as the MCP tools and the CLI show it: without the [ocr] extra, and with the real one.
+
+"Without" is simulated by hiding every ``minirag.ocr`` entry point, so those tests mean the same
+in the base session and in a development environment that has minirag-ocr installed. Documents
+an earlier install read with OCR are injected through a pipeline holding a fake engine. The
+tests with the real extra skip when minirag-ocr is not installed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastmcp import Client
+
+from minirag_ingest import ocr as ocr_module
+from minirag_ingest.chunking import SCHEME_VERSION
+from minirag_ingest.ocr import ENTRY_POINT_GROUP, IMAGE_EXTENSIONS, OcrSettings
+from minirag_ingest.pipeline import Pipeline
+from minirag_ingest.settings import ConfigError
+from minirag_ingest.sync import sync
+from minirag_mcp.cli import main
+from minirag_mcp.config import load_config
+from minirag_mcp.context import AppContext
+from minirag_mcp.server import create_app
+from testsupport.documents import blank_pdf, page_image, pdf_with_pages
+
+INSTALL = "minirag-mcp[ocr]"
+PHOTO_TEXT = "Whiteboard photo listing the quarterly budget for the cafeteria"
+PAGE_TEXT = "Recognised scan about turbine blades and their replacement schedule"
+HAS_OCR_EXTRA = importlib.util.find_spec("minirag_ocr") is not None
+needs_ocr_extra = pytest.mark.skipif(
+    not HAS_OCR_EXTRA,
+    reason="needs the [ocr] extra (minirag-ocr): uv tool install 'minirag-mcp[ocr]'",
+)
+
+
+# -- helpers -------------------------------------------------------------------------------------
+
+
+def run(coro: Any) -> Any:
+    return asyncio.run(coro)
+
+
+async def call(client: Client, name: str, args: dict | None = None) -> dict:
+    return (await client.call_tool(name, args or {})).structured_content
+
+
+async def error_of(client: Client, name: str, args: dict | None = None) -> str:
+    result = await client.call_tool(name, args or {}, raise_on_error=False)
+    assert result.is_error, f"{name} should have failed"
+    return result.content[0].text
+
+
+async def synced(client: Client) -> dict:
+    job = await call(client, "sync_start")
+    for _ in range(3000):
+        status = await call(client, "sync_status", {"jobId": job["jobId"]})
+        if status["state"] != "running":
+            return status
+        await asyncio.sleep(0.1)
+    raise AssertionError("sync did not finish")
+
+
+def cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    capsys.readouterr()
+    try:
+        main(list(args))
+        code = 0
+    except SystemExit as exc:
+        code = int(exc.code or 0)
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+class FakeEngine:
+    """Stands in for rapidocr: canned text for every PDF page and image asked about."""
+
+    name = "rapidocr"
+    image_extensions = IMAGE_EXTENSIONS
+
+    def recognise_image(self, path: Path) -> list[str]:
+        return [PHOTO_TEXT]
+
+    def recognise_pdf_pages(self, path: Path, page_numbers: Sequence[int]) -> dict[int, str]:
+        return {n: f"{PAGE_TEXT} on page {n}" for n in page_numbers}
+
+
+class FakeEntryPoint:
+    name = "rapidocr"
+    group = ENTRY_POINT_GROUP
+
+    def __init__(self, factory: Any) -> None:
+        self._factory = factory
+
+    def load(self) -> Any:
+        return self._factory
+
+
+def squashed(text: str) -> str:
+    """Lower case without whitespace, so a dropped space between words does not matter."""
+    return "".join(text.split()).lower()
+
+
+# -- fixtures ------------------------------------------------------------------------------------
+
+
+@pytest.fixture(autouse=True)
+def _ocr_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("RAG_OCR_LANG", "RAG_OCR_MIN_CHARS_PER_PAGE"):
+        monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture
+def no_ocr_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    """As if minirag-ocr were not installed: no engine registers under ``minirag.ocr``."""
+
+    def nothing(*, group: str) -> list[object]:
+        assert group == ENTRY_POINT_GROUP
+        return []
+
+    monkeypatch.setattr(ocr_module, "entry_points", nothing)
+
+
+def index_with_fake_ocr(docs: Path) -> tuple[Path, Path]:
+    """Index ``docs`` as an install with the extra did: a photo and a scanned PDF read with OCR,
+    the PDF from before page numbers. Returns (photo, scan)."""
+    photo = docs / "Budget_whiteboard.png"
+    photo.write_bytes(b"\x89PNG\r\n\x1a\n")
+    scan = docs / "scan.pdf"
+    scan.write_bytes(blank_pdf(2))
+    ctx = AppContext(load_config({}))
+    pipeline = Pipeline(ctx.index, ctx.roots, ctx.config.ingest, ocr=FakeEngine())
+    report = sync(pipeline)
+    assert report.failed == 0 and report.ingested == 5, report.errors
+    ctx.index.store.update_source_fields(str(scan), {"scheme": SCHEME_VERSION - 1, "pages": None})
+    return photo, scan
+
+
+# -- without the extra ---------------------------------------------------------------------------
+
+
+def test_status_names_the_install_command(env: dict, no_ocr_extra: None) -> None:
+    async def go() -> None:
+        async with Client(create_app(load_config({}))) as client:
+            health = await call(client, "status")
+            assert health["ocr"] == "unavailable"
+            assert INSTALL in health["ocrHint"]
+
+    run(go())
+
+
+def test_a_scanned_pdf_is_one_failed_file_naming_the_install_command(
+    env: dict, docs: Path, no_ocr_extra: None
+) -> None:
+    scan = docs / "invoice-scan.pdf"
+    scan.write_bytes(blank_pdf(3))
+    (docs / "diagram.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+
+    async def go() -> None:
+        async with Client(create_app(load_config({}))) as client:
+            result = await synced(client)
+            assert result["state"] == "failed"
+            counts = result["counts"]
+            assert (counts["scanned"], counts["ingested"], counts["failed"]) == (4, 3, 1)
+            assert counts["unreadable"] == 0
+            [error] = result["errors"]
+            assert error["path"] == str(scan) and INSTALL in error["reason"]
+            listed = {
+                row["displayPath"]: row for row in (await call(client, "list_files"))["files"]
+            }
+            assert listed["invoice-scan.pdf"]["state"] == "not_indexed"
+            assert "diagram.png" not in listed  # images are not scanned at all
+            indexed = [row for row in listed.values() if row["state"] == "indexed"]
+            assert len(indexed) == 3 and {row["ocrEngine"] for row in indexed} == {""}
+            found = await call(client, "find_mentions", {"terms": ["tomatoes"]})
+            assert len(found["documents"]) == 1  # the rest of the sync went on
+
+    run(go())
+
+
+def test_documents_read_with_ocr_are_kept_as_unreadable(
+    env: dict, docs: Path, no_ocr_extra: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    photo, scan = index_with_fake_ocr(docs)
+    (docs / "illustration.jpg").write_bytes(b"\xff\xd8")  # never indexed: stays silent
+
+    async def go() -> None:
+        async with Client(create_app(load_config({}))) as client:
+            result = await synced(client)
+            assert result["state"] == "succeeded", result
+            counts = result["counts"]
+            assert (counts["unreadable"], counts["deleted"], counts["failed"]) == (2, 0, 0)
+            assert sorted(result["unreadableFiles"]) == sorted([str(photo), str(scan)])
+            listed = {
+                row["displayPath"]: row for row in (await call(client, "list_files"))["files"]
+            }
+            assert "illustration.jpg" not in listed
+            for name in ("Budget_whiteboard.png", "scan.pdf"):
+                assert listed[name]["state"] == "unreadable", listed[name]
+                assert listed[name]["ocrEngine"] == "rapidocr"
+            assert listed["alpha.md"]["ocrEngine"] == ""
+            found = await call(client, "find_mentions", {"terms": ["cafeteria"]})
+            assert [d["source"] for d in found["documents"]] == [str(photo)]
+            text = await call(client, "read_file", {"filePath": str(scan)})
+            assert PAGE_TEXT in text["text"]
+
+    run(go())
+
+    code, out, err = cli(capsys, "list")
+    assert code == 0, err
+    lines = {line.split()[2]: line for line in out.splitlines()}
+    assert lines["Budget_whiteboard.png"].endswith("Budget_whiteboard.png [ocr:rapidocr]")
+    assert lines["scan.pdf"].startswith("unreadable")
+    assert lines["scan.pdf"].endswith("scan.pdf [ocr:rapidocr]")
+    assert "[ocr:" not in lines["alpha.md"]
+    code, out, err = cli(capsys, "sync")
+    assert code == 0, err
+    assert "unreadable 2" in out
+    assert str(photo) in err and str(scan) in err and "[ocr] extra" in err
+
+
+def test_a_bad_ocr_setting_is_a_configuration_error(
+    env: dict, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def factory(settings: OcrSettings) -> FakeEngine:
+        if settings.RAG_OCR_LANG != "eslav":
+            raise ConfigError(
+                f"RAG_OCR_LANG={settings.RAG_OCR_LANG!r} is not valid; use one of: eslav, en",
+                variable="RAG_OCR_LANG",
+            )
+        return FakeEngine()
+
+    monkeypatch.setattr(ocr_module, "entry_points", lambda *, group: [FakeEntryPoint(factory)])
+    monkeypatch.setenv("RAG_OCR_LANG", "klingon")
+    config = load_config({})
+    assert config.error and "RAG_OCR_LANG" in config.error
+
+    async def go() -> None:
+        async with Client(create_app(config)) as client:
+            health = await call(client, "status")
+            assert set(health) == {"version", "configError"}
+            assert "klingon" in health["configError"] and "eslav" in health["configError"]
+            message = await error_of(client, "list_files")
+            assert "klingon" in message
+            message = await error_of(client, "sync_start")
+            assert "klingon" in message
+
+    run(go())
+
+
+# -- with the real extra -------------------------------------------------------------------------
+
+
+@needs_ocr_extra
+def test_an_unknown_language_names_the_valid_ids(
+    env: dict, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("RAG_OCR_LANG", "klingon")
+    code, out, err = cli(capsys, "status", "--json")
+    assert code == 0, err
+    health = json.loads(out)
+    assert set(health) == {"version", "configError"}
+    assert "RAG_OCR_LANG" in health["configError"] and "eslav" in health["configError"]
+    code, _, err = cli(capsys, "list")
+    assert code == 1 and "RAG_OCR_LANG" in err
+
+
+@needs_ocr_extra
+@pytest.mark.slow
+def test_scans_are_found_through_the_tools(
+    env: dict, docs: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("RAG_OCR_LANG", "ch")  # the model bundled in the wheel reads English
+    memo = docs / "Maintenance_memo.png"
+    page_image(
+        ["Quarterly maintenance report", "The pump station at Riverside", "was inspected in March."]
+    ).save(memo)
+    report = docs / "invoice.pdf"
+    scanned_page = page_image(["Invoice 48213 for conveyor belts", "Delivered to Harbourview"])
+    report.write_bytes(pdf_with_pages(["Cover letter from the purchasing office", scanned_page]))
+
+    async def go() -> None:
+        async with Client(create_app(load_config({}))) as client:
+            health = await call(client, "status")
+            assert health["ocr"] == "rapidocr" and "ocrHint" not in health
+            result = await synced(client)
+            assert result["state"] == "succeeded", result
+            assert result["counts"]["ingested"] == 5 and result["counts"]["failed"] == 0
+
+            listed = {
+                row["displayPath"]: row for row in (await call(client, "list_files"))["files"]
+            }
+            assert listed["Maintenance_memo.png"]["state"] == "indexed"
+            assert listed["Maintenance_memo.png"]["ocrEngine"] == "rapidocr"
+            assert listed["Maintenance_memo.png"]["title"] == "Maintenance memo"
+            assert listed["invoice.pdf"]["ocrEngine"] == "rapidocr"
+            assert listed["alpha.md"]["ocrEngine"] == ""
+
+            found = await call(client, "find_mentions", {"terms": ["Riverside"]})
+            assert [d["source"] for d in found["documents"]] == [str(memo)]
+            assert "pages" not in found["documents"][0]["firstMatch"]  # an image has none
+            found = await call(client, "find_mentions", {"terms": ["Harbourview"]})
+            assert [d["source"] for d in found["documents"]] == [str(report)]
+            assert found["documents"][0]["firstMatch"]["pages"] == "1-2"
+
+            hits = await call(client, "query_documents", {"query": "pump station inspection"})
+            assert hits["sources"][0]["source"] == str(memo)
+            hits = await call(client, "query_documents", {"query": "invoice for conveyor belts"})
+            assert hits["sources"][0]["source"] == str(report)
+            top = next(h for h in hits["hits"] if h["source"] == str(report))
+            # Cover text and the recognised second page share one short chunk.
+            assert top["pages"] == "1-2"
+            assert "48213" in top["text"] and "coverletter" in squashed(top["text"])
+            text = (await call(client, "read_file", {"filePath": str(report)}))["text"]
+            assert squashed(text).index("coverletter") < squashed(text).index("conveyor")
+
+    run(go())
