@@ -191,6 +191,18 @@ def test_filters_through_the_tools(env: dict, docs: Path, taxonomy: Path, plugin
             )
             assert {s["displayPath"] for s in either["sources"]} == {"alpha.md", "notes.txt"}
 
+            # find_mentions takes the same filter: it narrows the documents searched.
+            everywhere = await call(client, "find_mentions", {"terms": ["the"], "match": "any"})
+            narrowed = await call(
+                client,
+                "find_mentions",
+                {"terms": ["the"], "match": "any", "labels": {"type": "minutes"}},
+            )
+            assert narrowed["searchedDocuments"] == 2 < everywhere["searchedDocuments"]
+            assert {d["displayPath"] for d in narrowed["documents"]} <= shown
+            assert narrowed["filterCounts"] == {"unlabelled": 0, "undated": 0}
+            assert all("labels" in d for d in narrowed["documents"])
+
             # Dates: inclusive range; the undated memo is counted, not silently dropped.
             dated = await call(
                 client,

@@ -414,6 +414,9 @@ def build_app() -> App:
         ] = False,
         scope: Annotated[str | None, Parameter(help="Only under this path or id.")] = None,
         offset: Annotated[int, Parameter(help="Skip this many documents.")] = 0,
+        label: LabelFlag = None,
+        date_from: DateFromFlag = None,
+        date_to: DateToFlag = None,
         common: Common | None = None,
     ) -> int:
         """Every document mentioning the terms. A term starting with - goes after --."""
@@ -421,7 +424,16 @@ def build_app() -> App:
         match = "any" if any else "all"
         return run(
             common,
-            lambda ctx: ops.find_mentions(ctx, list(terms), match, cli_scope(scope), offset),
+            lambda ctx: ops.find_mentions(
+                ctx,
+                list(terms),
+                match,
+                cli_scope(scope),
+                offset,
+                label_filter(label),
+                date_from,
+                date_to,
+            ),
             show_mentions,
         )
 

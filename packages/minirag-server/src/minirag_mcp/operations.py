@@ -543,6 +543,9 @@ def find_mentions(
     match: str = "all",
     scope: str | None = None,
     offset: int = 0,
+    labels: dict[str, Any] | None = None,
+    date_from: str | None = None,
+    date_to: str | None = None,
 ) -> dict[str, Any]:
     """Every document mentioning the terms, counted and paged."""
     ctx.require_config()
@@ -555,22 +558,35 @@ def find_mentions(
         raise OperationError(f"match must be 'all' or 'any', got {match!r}")
     if int(offset) < 0:
         raise OperationError("offset must not be negative")
+    view = label_view(ctx, labels, date_from, date_to)
+    doc_filter = None
+    if view.filtering:
+        apply_label_filter(ctx, view, ctx.index.sources(scope or None))
+        doc_filter = view.matched.__contains__
     try:
         result = ctx.index.find_mentions(
-            terms, match=match, scope=scope or None, offset=int(offset)
+            terms, match=match, scope=scope or None, doc_filter=doc_filter, offset=int(offset)
         )
     except ValueError as exc:  # an empty or malformed term
         raise OperationError(str(exc)) from None
     out = result.to_dict()
+    infos: dict[str, Any] = {}
+    if view.on and out["documents"]:
+        from minirag_index.filters import sources_filter_sql
+
+        infos = ctx.index.store.sources(sources_filter_sql({d["source"] for d in out["documents"]}))
     documents = []
     for document in out["documents"]:
         source = document.pop("source")
         row = {"source": source, "displayPath": _display(ctx, source), **document}
+        if source in infos:
+            row.update(label_fields(infos[source]))
         look = _look_alikes_for(ctx, source)
         if look:
             row["lookAlikes"] = look
         documents.append(row)
     out["documents"] = documents
+    _filter_payload(view, out)
     return out
 
 

@@ -256,13 +256,19 @@ def create_app(config: Config | None = None) -> FastMCP:
         offset: Annotated[
             int, Field(description="Skip this many documents (use nextOffset to page).")
         ] = 0,
+        labels: LabelFilter = None,
+        dateFrom: DateFrom = None,
+        dateTo: DateTo = None,
     ) -> dict[str, Any]:
         """List every indexed document that contains a word or phrase - not the top few - with
         how many documents were searched and matched. Use it for "which documents mention X",
         "how many", or to confirm something is absent; use query_documents for what the
         documents say. forms shows each word form matched, so check it for unwanted
-        words. Up to 200 documents per page; pass nextOffset back as offset for more."""
-        return call(ops.find_mentions, app_ctx, terms, match, scope, offset)
+        words. Up to 200 documents per page; pass nextOffset back as offset for more. With
+        document labels, labels/dateFrom/dateTo narrow the documents searched."""
+        return call(
+            ops.find_mentions, app_ctx, terms, match, scope, offset, labels, dateFrom, dateTo
+        )
 
     @mcp.tool(annotations=READ_ONLY)
     def read_chunk_neighbors(
