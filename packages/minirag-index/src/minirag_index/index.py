@@ -10,18 +10,19 @@ from collections.abc import Callable, Collection, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from minirag_index.embedder import Embedder
 from minirag_index.filters import sources_filter_sql
 from minirag_index.fusion import first_sources, group_cut, rrf_fuse, within_distance
-from minirag_index.lookalike import LookAlikeIndex
-from minirag_index.mentions import MAX_PAGE, MentionCorpus, MentionResult, build_corpus
-from minirag_index.mentions import find_mentions as _find_mentions
 from minirag_index.reconstruct import rebuild_document, rebuild_section
 from minirag_index.scope import in_scope, scope_filter_sql, sql_string
 from minirag_index.settings import IndexSettings
 from minirag_index.store import ChunkInput, SourceDoc, SourceInfo, Store, StoredChunk
+
+if TYPE_CHECKING:  # numpy-backed; imported on first use so opening an index stays light
+    from minirag_index.lookalike import LookAlikeIndex
+    from minirag_index.mentions import MentionCorpus, MentionResult
 
 T = TypeVar("T")
 MAX_TOP_K = 100
@@ -277,6 +278,8 @@ class MiniragIndex:
         columns = ["source", "title", "chunk_index", "text", "context_chars", "section"]
 
         def build() -> MentionCorpus:
+            from minirag_index.mentions import build_corpus
+
             data = self.store.column_table(columns)
             if data is None:
                 return build_corpus([])
@@ -292,15 +295,19 @@ class MiniragIndex:
         scope: str | None = None,
         doc_filter: Callable[[str], bool] | None = None,
         offset: int = 0,
-        limit: int = MAX_PAGE,
+        limit: int | None = None,
     ) -> MentionResult:
         """Every document in scope mentioning the terms (see :mod:`minirag_index.mentions`)."""
 
         def wanted(source: str) -> bool:
             return in_scope(source, scope) and (doc_filter is None or doc_filter(source))
 
-        result = _find_mentions(
-            self.mention_corpus(), terms, match=match, doc_filter=wanted, offset=offset, limit=limit
+        from minirag_index.mentions import MAX_PAGE, find_mentions
+
+        corpus = self.mention_corpus()
+        page = MAX_PAGE if limit is None else limit
+        result = find_mentions(
+            corpus, terms, match=match, doc_filter=wanted, offset=offset, limit=page
         )
         self._add_pages(result)
         return result
@@ -318,6 +325,8 @@ class MiniragIndex:
 
     def _look_alike_view(self) -> tuple[LookAlikeIndex, dict[str, str | None]]:
         def build() -> tuple[LookAlikeIndex, dict[str, str | None]]:
+            from minirag_index.lookalike import LookAlikeIndex
+
             data = self.store.column_table(["source", "signature", "doc_date"], "chunk_index = 0")
             if data is None:
                 return LookAlikeIndex({}), {}
