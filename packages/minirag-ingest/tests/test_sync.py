@@ -637,3 +637,17 @@ def test_batches_hold_several_documents(pipeline, docs, embed_calls, monkeypatch
     write_notes(docs, 10)
     assert sync(pipeline).ingested == 10
     assert len(embed_calls) == 3  # 4 + 4 + 2 documents
+
+
+def test_a_symlink_to_a_file_outside_the_roots_is_never_indexed(pipeline, docs, tmp_path):
+    secret = tmp_path / "outside" / "id_rsa"
+    secret.parent.mkdir()
+    secret.write_text("PRIVATE KEY zanzibarquokka material\n", encoding="utf-8")
+    (docs / "notes.md").symlink_to(secret)
+    write_notes(docs, 2)
+    report = sync(pipeline)
+    assert report.failed == 0 and report.ingested == 2
+    assert str(docs / "notes.md") not in pipeline.index.sources()
+    assert pipeline.index.find_mentions(["zanzibarquokka"]).matched_documents == 0
+    hits = pipeline.index.search("PRIVATE KEY zanzibarquokka").hits
+    assert all("zanzibarquokka" not in hit.text for hit in hits)

@@ -284,6 +284,13 @@ def test_scans_are_found_through_the_tools(
     report = docs / "invoice.pdf"
     scanned_page = page_image(["Invoice 48213 for conveyor belts", "Delivered to Harbourview"])
     report.write_bytes(pdf_with_pages(["Cover letter from the purchasing office", scanned_page]))
+    fax = docs / "fax.tiff"  # a three-page TIFF, as a fax gateway writes it
+    frames = [
+        page_image(["Fax cover sheet", "Nine pages follow"]),
+        page_image(["Second page lists the pallets"]),
+        page_image(["Third page carries the Lindqvist signature"]),
+    ]
+    frames[0].save(fax, save_all=True, append_images=frames[1:])
 
     async def go() -> None:
         async with Client(create_app(load_config({}))) as client:
@@ -291,7 +298,7 @@ def test_scans_are_found_through_the_tools(
             assert health["ocr"] == "rapidocr" and "ocrHint" not in health
             result = await synced(client)
             assert result["state"] == "succeeded", result
-            assert result["counts"]["ingested"] == 5 and result["counts"]["failed"] == 0
+            assert result["counts"]["ingested"] == 6 and result["counts"]["failed"] == 0
 
             listed = {
                 row["displayPath"]: row for row in (await call(client, "list_files"))["files"]
@@ -301,6 +308,14 @@ def test_scans_are_found_through_the_tools(
             assert listed["Maintenance_memo.png"]["title"] == "Maintenance memo"
             assert listed["invoice.pdf"]["ocrEngine"] == "rapidocr"
             assert listed["alpha.md"]["ocrEngine"] == ""
+            assert listed["fax.tiff"]["ocrEngine"] == "rapidocr"
+
+            # Every page of the TIFF is read, not just the first; images carry no pages.
+            found = await call(client, "find_mentions", {"terms": ["Lindqvist"]})
+            assert [d["source"] for d in found["documents"]] == [str(fax)]
+            assert "pages" not in found["documents"][0]["firstMatch"]
+            hits = await call(client, "query_documents", {"query": "pallets on the second page"})
+            assert str(fax) in [s["source"] for s in hits["sources"]]
 
             found = await call(client, "find_mentions", {"terms": ["Riverside"]})
             assert [d["source"] for d in found["documents"]] == [str(memo)]

@@ -227,3 +227,55 @@ def test_outside_the_roots_and_bad_arguments_are_tool_errors(env: dict, tmp_path
             assert await error_of(client, "ingest_url", {"url": "file:///etc/passwd"})
 
     run(go())
+
+
+BILLING = (
+    "# Handbook\n\n## Billing\n\n"
+    + "\n\n".join(
+        f"Invoice rule {n}: " + " ".join(f"{word}{n}" for word in ("alpha", "beta", "gamma") * 25)
+        for n in range(3)
+    )
+    + "\n\n## Travel\n\nTrains are booked a week early.\n"
+)
+
+
+def test_hits_in_one_section_return_that_section_once(env: dict, docs: Path, monkeypatch) -> None:
+    monkeypatch.setenv("RAG_HYBRID_WEIGHT", "1.0")
+    (docs / "handbook.md").write_text(BILLING, encoding="utf-8")
+
+    async def go() -> None:
+        async with Client(create_app(load_config({}))) as client:
+            assert (await synced(client))["state"] == "succeeded"
+            found = await call(client, "query_documents", {"query": "invoice rule", "topK": 5})
+            billing = [h for h in found["hits"] if h["text"].count("Invoice rule")]
+            assert len(billing) == 3, [h["text"][:40] for h in found["hits"]]
+            [parent] = {h["parentId"] for h in billing}
+            section = found["parents"][parent]
+            for n in range(3):
+                assert section.count(f"Invoice rule {n}:") == 1
+            assert section.count("## Billing") == 1
+            assert len(found["parents"]) == len({h["parentId"] for h in found["hits"]})
+
+    run(go())
+
+
+def test_sync_progress_reaches_a_client_that_asked(env: dict, docs: Path) -> None:
+    for n in range(12):
+        (docs / f"note{n}.md").write_text(f"# Note {n}\n\nSome words about item {n}.\n")
+    files = sum(1 for path in docs.rglob("*") if path.is_file())
+    seen: list[tuple[float, float | None]] = []
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        seen.append((progress, total))
+
+    async def go() -> None:
+        app = create_app(load_config({}))
+        async with Client(app, progress_handler=on_progress) as client:
+            assert (await synced(client))["state"] == "succeeded"
+            await asyncio.sleep(0.5)  # the last notification may trail the final poll
+
+    run(go())
+    assert seen, "no progress notification arrived"
+    assert {total for _, total in seen if total} == {files}  # (no total before the scan)
+    assert [p for p, _ in seen] == sorted(p for p, _ in seen)  # never goes backwards
+    assert seen[-1][0] == files
