@@ -125,8 +125,14 @@ class MiniragIndex:
     def store_embedded(
         self, doc: SourceDoc, chunks: Sequence[ChunkInput], vectors: Sequence[Any]
     ) -> int:
+        return self.store_many([(doc, chunks, vectors)])
+
+    def store_many(
+        self, items: Sequence[tuple[SourceDoc, Sequence[ChunkInput], Sequence[Any]]]
+    ) -> int:
+        """Store already-embedded sources, each replacing its old chunks, in one commit."""
         self.store.check_dim(self.embedder.dim)
-        return self.store.replace_source(doc, chunks, vectors)
+        return self.store.replace_sources(items)
 
     def delete_source(self, source: str) -> int:
         return self.store.delete_source(source)

@@ -101,6 +101,33 @@ def _row_id(source: str, chunk_index: int) -> str:
     return f"{source}\x1f{chunk_index}"
 
 
+def _row(doc: SourceDoc, index: int, chunk: ChunkInput, vector: Any, now: float) -> dict:
+    return {
+        "id": _row_id(doc.source, index),
+        "source": doc.source,
+        "source_type": doc.source_type,
+        "title": doc.title,
+        "chunk_index": index,
+        "section": chunk.section,
+        "parent_id": parent_id_for(doc.source, chunk.section),
+        "text": chunk.text,
+        "context_chars": chunk.context_chars,
+        "joiner": chunk.joiner,
+        "vector": [float(x) for x in vector],
+        "content_hash": doc.content_hash,
+        "size": doc.size,
+        "mtime": doc.mtime,
+        "ingested_at": now,
+        "scheme": doc.scheme,
+        "ocr_engine": doc.ocr_engine,
+        "pages": chunk.pages,
+        "doc_date": doc.doc_date,
+        "date_source": doc.date_source,
+        "labels": doc.labels,
+        "signature": doc.signature if index == 0 else None,
+    }
+
+
 def schema(dim: int) -> pa.Schema:
     import pyarrow as pa
 
@@ -288,40 +315,31 @@ class Store:
         Rows of ``doc.source`` (and of every source in ``replaces``, used for moves) that are not
         among the new chunks are deleted by the same commit.
         """
-        if len(chunks) != len(vectors):
-            raise ValueError("one vector per chunk is needed")
-        if not chunks:
-            raise ValueError(f"{doc.source}: a source needs at least one chunk")
-        table = self.table_for_writing(len(vectors[0]))
+        return self.replace_sources([(doc, chunks, vectors)], replaces=replaces)
+
+    def replace_sources(
+        self,
+        items: Sequence[tuple[SourceDoc, Sequence[ChunkInput], Sequence[Sequence[float]]]],
+        *,
+        replaces: Iterable[str] = (),
+    ) -> int:
+        """Store several sources, each with exactly its chunks, all in one commit."""
+        for doc, chunks, vectors in items:
+            if len(chunks) != len(vectors):
+                raise ValueError("one vector per chunk is needed")
+            if not chunks:
+                raise ValueError(f"{doc.source}: a source needs at least one chunk")
+        if not items:
+            return 0
+        table = self.table_for_writing(len(items[0][2][0]))
         now = time.time()
         rows = [
-            {
-                "id": _row_id(doc.source, i),
-                "source": doc.source,
-                "source_type": doc.source_type,
-                "title": doc.title,
-                "chunk_index": i,
-                "section": chunk.section,
-                "parent_id": parent_id_for(doc.source, chunk.section),
-                "text": chunk.text,
-                "context_chars": chunk.context_chars,
-                "joiner": chunk.joiner,
-                "vector": [float(x) for x in vector],
-                "content_hash": doc.content_hash,
-                "size": doc.size,
-                "mtime": doc.mtime,
-                "ingested_at": now,
-                "scheme": doc.scheme,
-                "ocr_engine": doc.ocr_engine,
-                "pages": chunk.pages,
-                "doc_date": doc.doc_date,
-                "date_source": doc.date_source,
-                "labels": doc.labels,
-                "signature": doc.signature if i == 0 else None,
-            }
+            _row(doc, i, chunk, vector, now)
+            for doc, chunks, vectors in items
             for i, (chunk, vector) in enumerate(zip(chunks, vectors, strict=True))
         ]
-        owners = " OR ".join(f"source = {sql_string(s)}" for s in {doc.source, *replaces})
+        owners = {doc.source for doc, _, _ in items} | set(replaces)
+        where = "source IN (" + ", ".join(sql_string(s) for s in sorted(owners)) + ")"
         import pyarrow as pa
 
         data = pa.Table.from_pylist(rows, schema=table.schema)
@@ -330,7 +348,7 @@ class Store:
                 table.merge_insert("id")
                 .when_matched_update_all()
                 .when_not_matched_insert_all()
-                .when_not_matched_by_source_delete(owners)
+                .when_not_matched_by_source_delete(where)
                 .execute(data)
             )
         )

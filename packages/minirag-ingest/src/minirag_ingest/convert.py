@@ -232,10 +232,20 @@ def _run_markitdown(path: Path, kind: str) -> Any:
     """
     from markitdown import StreamInfo
 
-    info = StreamInfo(extension=f".{kind}", filename=path.name, local_path=str(path))
     try:
         with open(path, "rb") as stream:
             converter = _binary_converter(kind)
+            charset = None
+            if converter is None:
+                # Text formats: the extension already says what the file is, so skip
+                # markitdown's content sniffing (a neural model, ~40 ms a file) and tell the
+                # format's converter the encoding.
+                converter = _text_converter(kind)
+                charset = _text_charset(stream.read())
+                stream.seek(0)
+            info = StreamInfo(
+                extension=f".{kind}", filename=path.name, local_path=str(path), charset=charset
+            )
             if converter is None:
                 return _markitdown().convert_stream(stream, stream_info=info)
             return converter.convert(stream, info)
@@ -252,11 +262,42 @@ _BINARY_CONVERTER_NAMES = {
     "pdf": "PdfConverter",
     "epub": "EpubConverter",
 }
+_TEXT_CONVERTER_NAMES = {
+    "md": "PlainTextConverter",
+    "markdown": "PlainTextConverter",
+    "txt": "PlainTextConverter",
+    "html": "HtmlConverter",
+    "htm": "HtmlConverter",
+    "csv": "CsvConverter",
+    "ipynb": "IpynbConverter",
+}
 _BINARY_CONVERTERS: dict[str, Any] = {}
 
 
 def _binary_converter(kind: str) -> Any:
-    name = _BINARY_CONVERTER_NAMES.get(kind)
+    return _converter(kind, _BINARY_CONVERTER_NAMES.get(kind))
+
+
+def _text_converter(kind: str) -> Any:
+    return _converter(kind, _TEXT_CONVERTER_NAMES.get(kind))
+
+
+def _text_charset(data: bytes) -> str:
+    """UTF-8 when the bytes are UTF-8 (a BOM is dropped), else charset-normalizer's best guess."""
+    if data.startswith(b"\xef\xbb\xbf"):
+        return "utf-8-sig"
+    try:
+        data.decode("utf-8")
+        return "utf-8"
+    except UnicodeDecodeError:
+        from charset_normalizer import from_bytes
+
+        best = from_bytes(data).best()
+        return best.encoding if best is not None else "utf-8"
+
+
+def _converter(kind: str, name: str | None) -> Any:
+    """One shared instance of markitdown's converter class ``name``."""
     if name is None:
         return None
     with _MARKITDOWN_LOCK:

@@ -299,14 +299,17 @@ class Pipeline:
 
     # -- storing ---------------------------------------------------------------------------
     def store(self, items: Sequence[Prepared]) -> list[IngestResult]:
-        """Embed the chunks of all ``items`` in one pass, then store each source in one commit."""
+        """Embed the chunks of all ``items`` in one pass and store them all in one commit."""
         texts = [chunk.text for item in items for chunk in item.chunks]
         vectors = self.index.embedder.embed_passages(texts)
-        results, start = [], 0
+        embedded, start = [], 0
         for item in items:
             end = start + len(item.chunks)
-            self.index.store_embedded(item.doc, item.chunks, vectors[start:end])
+            embedded.append((item.doc, item.chunks, vectors[start:end]))
             start = end
+        self.index.store_many(embedded)
+        results = []
+        for item in items:
             results.append(
                 IngestResult(
                     item.doc.source,
