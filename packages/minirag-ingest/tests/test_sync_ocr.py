@@ -150,7 +150,7 @@ def test_a_pdf_read_with_ocr_is_not_read_again_without_it(
     docs: Path,
     make_pdf: Callable[[list[str]], bytes],
 ) -> None:
-    from minirag_ingest.pipeline import lacks_pages
+    from minirag_ingest.pages import lacks_pages
 
     scan = docs / "scan.pdf"
     scan.write_bytes(blank_pdf(2))

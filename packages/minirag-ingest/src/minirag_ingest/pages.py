@@ -13,6 +13,10 @@ import bisect
 import re
 import unicodedata
 from functools import lru_cache
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from minirag_index import SourceInfo
 
 _NOT_WORD = re.compile(r"[\W_]+")
 
@@ -73,3 +77,16 @@ def chunk_pages(chunk_body: str, page_texts: list[str]) -> str | None:
     if not page_texts:
         return None
     return _index_for(tuple(page_texts)).pages_for(chunk_body)
+
+
+# PDFs carry page numbers from this chunking scheme on; older ones lack them until re-read.
+PAGES_SINCE_SCHEME = 1
+
+
+def lacks_pages(info: SourceInfo) -> bool:
+    """A PDF file indexed before page numbers were recorded."""
+    return (
+        info.source_type == "file"
+        and info.source.lower().endswith(".pdf")
+        and info.scheme < PAGES_SINCE_SCHEME
+    )

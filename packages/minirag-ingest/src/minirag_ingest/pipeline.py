@@ -14,8 +14,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
-from minirag_index import ChunkInput, MiniragIndex, SourceDoc, SourceInfo, rebuild_document
-from minirag_index.lookalike import signature_bytes
+from minirag_index import ChunkInput, MiniragIndex, SourceDoc, rebuild_document
 from minirag_ingest.chunking import SCHEME_VERSION, chunk_markdown
 from minirag_ingest.convert import SUPPORTED_EXTENSIONS, ConversionError, Converted
 from minirag_ingest.convert import convert_content as _convert_content
@@ -32,8 +31,6 @@ from minirag_ingest.titles import choose_title, title_prefix_for_chunk
 from minirag_ingest.urls import check_scheme, fetch
 
 ContentFormat = Literal["text", "markdown", "html"]
-# PDFs carry page numbers from this chunking scheme on; older ones lack them until re-read.
-PAGES_SINCE_SCHEME = 1
 _HASH_BLOCK = 1 << 20
 
 
@@ -115,15 +112,6 @@ class LabelJob:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-def lacks_pages(info: SourceInfo) -> bool:
-    """A PDF file indexed before page numbers were recorded."""
-    return (
-        info.source_type == "file"
-        and info.source.lower().endswith(".pdf")
-        and info.scheme < PAGES_SINCE_SCHEME
-    )
 
 
 def file_hash(path: Path) -> str:
@@ -221,6 +209,8 @@ class Pipeline:
         return with_title_line(chunks, title)
 
     def signature_for(self, text: str) -> bytes | None:
+        from minirag_index.lookalike import signature_bytes  # numpy + datasketch: on first use
+
         return signature_bytes(text) if text.strip() else None
 
     def _finish(self, doc: SourceDoc, chunks: list[ChunkInput]) -> Prepared:

@@ -314,7 +314,7 @@ def status(ctx: AppContext) -> dict[str, Any]:
     infos: dict[str, Any] = {}
     try:
         from minirag_ingest.chunking import SCHEME_VERSION
-        from minirag_ingest.pipeline import lacks_pages
+        from minirag_ingest.pages import lacks_pages
 
         infos = ctx.index.sources()
         documents = len(infos)
