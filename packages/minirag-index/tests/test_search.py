@@ -135,3 +135,11 @@ def test_grouping_and_max_files_apply(make_index):
     index.refresh()
     result = index.search("apples", top_k=10)
     assert len({h.source for h in result.hits}) == 1
+
+
+def test_parents_follow_a_replaced_source(make_index):
+    index = make_index(RAG_HYBRID_WEIGHT=1.0)
+    add(index, "/d/a.md", "## Plan\n\nThe launch is in May.")
+    assert "May" in index.search("launch").parents.popitem()[1]
+    add(index, "/d/a.md", "## Plan\n\nThe launch moved to June.")
+    assert "June" in index.search("launch").parents.popitem()[1]

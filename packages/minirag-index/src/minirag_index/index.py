@@ -25,6 +25,7 @@ if TYPE_CHECKING:  # numpy-backed; imported on first use so opening an index sta
     from minirag_index.mentions import MentionCorpus, MentionResult
 
 T = TypeVar("T")
+SECTION_CACHE_LIMIT = 5_000  # rebuilt sections kept per table version
 MAX_TOP_K = 100
 DEFAULT_TOP_K = 10
 
@@ -110,6 +111,8 @@ class MiniragIndex:
         self.embedder = embedder or Embedder(settings.MODEL_NAME, settings.CACHE_DIR)
         self.store = Store(Path(settings.DB_PATH))
         self._cache: dict[str, tuple[int | None, Any]] = {}
+        # The keyword search runs beside query embedding + vector search.
+        self._keyword_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="keyword")
         self._cache_lock = threading.Lock()
 
     @classmethod
@@ -175,18 +178,21 @@ class MiniragIndex:
         n = candidate_count(top_k)
         keyword_rows: list[dict] = []
         keyword_error = None
-        with ThreadPoolExecutor(max_workers=1) as pool:
-            future = pool.submit(self.store.keyword_search, query, n, where) if weight > 0 else None
-            vector_rows = (
-                self.store.vector_search(self.embedder.embed_query(query), n, where)
-                if weight < 1
-                else []
-            )
-            if future is not None:
-                try:
-                    keyword_rows = future.result()
-                except Exception as exc:  # reported, never swallowed
-                    keyword_error = f"keyword search failed: {exc}"
+        future = (
+            self._keyword_pool.submit(self.store.keyword_search, query, n, where)
+            if weight > 0
+            else None
+        )
+        vector_rows = (
+            self.store.vector_search(self.embedder.embed_query(query), n, where)
+            if weight < 1
+            else []
+        )
+        if future is not None:
+            try:
+                keyword_rows = future.result()
+            except Exception as exc:  # reported, never swallowed
+                keyword_error = f"keyword search failed: {exc}"
         hits = self._fuse(vector_rows, keyword_rows, weight)
         hits = self._apply_tuning(hits)[:top_k]
         return SearchResult(
@@ -237,11 +243,18 @@ class MiniragIndex:
         wanted = list(dict.fromkeys(parent_ids))
         if not wanted:
             return {}
-        where = "parent_id IN (" + ", ".join(sql_string(p) for p in wanted) + ")"
-        by_parent: dict[str, list[StoredChunk]] = {}
-        for chunk in self.store.chunks(where):
-            by_parent.setdefault(chunk.parent_id, []).append(chunk)
-        return {pid: rebuild_section(by_parent[pid]) for pid in wanted if pid in by_parent}
+        # Sections rebuilt earlier stay valid until the table changes.
+        known: dict[str, str] = self._per_version("sections", dict)
+        missing = [pid for pid in wanted if pid not in known]
+        if missing:
+            where = "parent_id IN (" + ", ".join(sql_string(p) for p in missing) + ")"
+            by_parent: dict[str, list[StoredChunk]] = {}
+            for chunk in self.store.chunks(where):
+                by_parent.setdefault(chunk.parent_id, []).append(chunk)
+            if len(known) > SECTION_CACHE_LIMIT:
+                known.clear()
+            known.update((pid, rebuild_section(chunks)) for pid, chunks in by_parent.items())
+        return {pid: known[pid] for pid in wanted if pid in known}
 
     def source_chunks(self, source: str) -> list[StoredChunk]:
         return self.store.chunks(f"source = {sql_string(source)}")
