@@ -4,6 +4,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from pathlib import Path
 
@@ -40,11 +41,12 @@ def test_format_duration() -> None:
 
 def test_lock_writes_pid_and_start_and_releases(tmp_path: Path) -> None:
     db = tmp_path / "db"
+    before = time.time()
     with SyncLock(db) as lock:
         assert lock.held
         pid, started = read_holder(db / ".sync.lock")
         assert pid == os.getpid()
-        assert started is not None and abs(time.time() - started) < 5
+        assert started is not None and before - 1 <= started <= time.time() + 1  # 3 decimals
     assert not lock.held
     with SyncLock(db):  # re-usable after release
         pass
@@ -57,13 +59,25 @@ def test_second_lock_in_the_same_process_is_refused(tmp_path: Path) -> None:
     assert caught.value.pid == os.getpid()
 
 
+def _try_acquire(db: Path, outcome: list[BaseException]) -> None:
+    try:
+        SyncLock(db).acquire()
+    except BaseException as exc:  # recorded for the test thread
+        outcome.append(exc)
+
+
 def test_lock_held_by_another_process_is_refused_at_once_naming_it(tmp_path: Path) -> None:
     proc = hold_in_subprocess(tmp_path)
     try:
-        began = time.monotonic()
-        with pytest.raises(SyncLocked) as caught:
-            SyncLock(tmp_path).acquire()
-        assert time.monotonic() - began < 1.0
+        # The holder keeps the lock until it is killed: a blocking acquire would never return.
+        outcome: list[BaseException] = []
+        attempt = threading.Thread(target=_try_acquire, args=(tmp_path, outcome), daemon=True)
+        attempt.start()
+        attempt.join(timeout=60)
+        assert not attempt.is_alive(), "the second sync waited for the first instead of refusing"
+        [error] = outcome
+        assert isinstance(error, SyncLocked)
+        caught = pytest.ExceptionInfo.from_exc_info((type(error), error, error.__traceback__))
         message = str(caught.value)
         assert f"another sync (PID {proc.pid}) has been running for" in message
         assert message.split("running for ")[1].startswith(("0 s", "1 s", "2 s", "3 s"))
