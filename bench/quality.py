@@ -27,6 +27,9 @@ from pathlib import Path
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import tool_json
+
 WEIGHTS = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)
 RUNS = (("en", "en"), ("ru", "ru"), ("ru", "en"))  # (question language, document language)
 
@@ -61,14 +64,6 @@ def score(ranked: list[list[str]], relevant: list[str]) -> Scores:
 
 def server_params(env: dict[str, str]) -> StdioServerParameters:
     return StdioServerParameters(command=sys.executable, args=["-m", "minirag_mcp"], env=env)
-
-
-def tool_json(result) -> dict:
-    if result.is_error:
-        raise RuntimeError(result.content[0].text)
-    if result.structured_content is not None:
-        return result.structured_content
-    return json.loads(result.content[0].text)
 
 
 async def sync(env: dict[str, str]) -> float:
