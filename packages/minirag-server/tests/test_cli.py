@@ -9,20 +9,9 @@ from pathlib import Path
 import pytest
 from fastmcp import Client
 
-from minirag_mcp.cli import main
 from minirag_mcp.config import load_config
 from minirag_mcp.server import create_app
-
-
-def cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    capsys.readouterr()
-    try:
-        main(list(args))
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out = capsys.readouterr()
-    return code, out.out, out.err
+from testsupport.mcp import cli
 
 
 def tool(name: str, args: dict) -> dict:

@@ -20,9 +20,9 @@ import pytest
 from fastmcp import Client
 
 from minirag_ingest.labels import resolve
-from minirag_mcp.cli import main
 from minirag_mcp.config import load_config
 from minirag_mcp.server import create_app
+from testsupport.mcp import call, cli, error_of, synced
 
 TOML = """
 [model]
@@ -113,37 +113,6 @@ def taxonomy(docs: Path) -> Path:
 
 def run(coro: Any) -> Any:
     return asyncio.run(coro)
-
-
-async def call(client: Client, name: str, args: dict | None = None) -> dict:
-    return (await client.call_tool(name, args or {})).structured_content
-
-
-async def error_of(client: Client, name: str, args: dict) -> str:
-    result = await client.call_tool(name, args, raise_on_error=False)
-    assert result.is_error, f"{name} should have failed"
-    return result.content[0].text
-
-
-async def synced(client: Client) -> dict:
-    job = await call(client, "sync_start")
-    for _ in range(600):
-        status = await call(client, "sync_status", {"jobId": job["jobId"]})
-        if status["state"] != "running":
-            return status
-        await asyncio.sleep(0.1)
-    raise AssertionError("sync did not finish")
-
-
-def cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    capsys.readouterr()
-    try:
-        main(list(args))
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out = capsys.readouterr()
-    return code, out.out, out.err
 
 
 def keys_anywhere(value: Any) -> set[str]:

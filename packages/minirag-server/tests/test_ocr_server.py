@@ -24,11 +24,11 @@ from minirag_ingest.ocr import ENTRY_POINT_GROUP, IMAGE_EXTENSIONS, OcrSettings
 from minirag_ingest.pipeline import Pipeline
 from minirag_ingest.settings import ConfigError
 from minirag_ingest.sync import sync
-from minirag_mcp.cli import main
 from minirag_mcp.config import load_config
 from minirag_mcp.context import AppContext
 from minirag_mcp.server import create_app
 from testsupport.documents import blank_pdf, page_image, pdf_with_pages
+from testsupport.mcp import call, cli, error_of, synced
 
 INSTALL = "minirag-mcp[ocr]"
 PHOTO_TEXT = "Whiteboard photo listing the quarterly budget for the cafeteria"
@@ -45,37 +45,6 @@ needs_ocr_extra = pytest.mark.skipif(
 
 def run(coro: Any) -> Any:
     return asyncio.run(coro)
-
-
-async def call(client: Client, name: str, args: dict | None = None) -> dict:
-    return (await client.call_tool(name, args or {})).structured_content
-
-
-async def error_of(client: Client, name: str, args: dict | None = None) -> str:
-    result = await client.call_tool(name, args or {}, raise_on_error=False)
-    assert result.is_error, f"{name} should have failed"
-    return result.content[0].text
-
-
-async def synced(client: Client) -> dict:
-    job = await call(client, "sync_start")
-    for _ in range(3000):
-        status = await call(client, "sync_status", {"jobId": job["jobId"]})
-        if status["state"] != "running":
-            return status
-        await asyncio.sleep(0.1)
-    raise AssertionError("sync did not finish")
-
-
-def cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    capsys.readouterr()
-    try:
-        main(list(args))
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out = capsys.readouterr()
-    return code, out.out, out.err
 
 
 class FakeEngine:

@@ -13,6 +13,7 @@ from minirag_mcp.config import load_config
 from minirag_mcp.instructions import POLICY
 from minirag_mcp.operations import ocr_engine
 from minirag_mcp.server import create_app
+from testsupport.mcp import call, error_of, synced
 
 TOOLS = {
     "sync_start",
@@ -32,27 +33,6 @@ TOOLS = {
 
 def run(coro: Any) -> Any:
     return asyncio.run(coro)
-
-
-async def call(client: Client, name: str, args: dict | None = None) -> dict:
-    result = await client.call_tool(name, args or {})
-    return result.structured_content
-
-
-async def error_of(client: Client, name: str, args: dict | None = None) -> str:
-    result = await client.call_tool(name, args or {}, raise_on_error=False)
-    assert result.is_error, f"{name} should have failed"
-    return result.content[0].text
-
-
-async def synced(client: Client) -> dict:
-    job = await call(client, "sync_start")
-    for _ in range(600):
-        status = await call(client, "sync_status", {"jobId": job["jobId"]})
-        if status["state"] != "running":
-            return status
-        await asyncio.sleep(0.1)
-    raise AssertionError("sync did not finish")
 
 
 def test_twelve_tools_each_described(env: dict) -> None:
