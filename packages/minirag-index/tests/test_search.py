@@ -33,12 +33,12 @@ def test_exact_identifier_found_only_by_keywords_is_in_hybrid_top_5(make_index):
         hybrid = index.search(query, top_k=5)
         assert "/docs/codes.md" in [h.source for h in hybrid.hits], query
     # Make the vector side blind to it, as a model that does not know the code would be.
-    real_vector_search = index.store.vector_search
+    real_vector_rows = index.vector_rows
 
-    def vector_search_without_code(*args):
-        return [r for r in real_vector_search(*args) if r["source"] != "/docs/codes.md"]
+    def vector_rows_without_code(*args):
+        return [r for r in real_vector_rows(*args) if r["source"] != "/docs/codes.md"]
 
-    index.store.vector_search = vector_search_without_code
+    index.vector_rows = vector_rows_without_code
     hits = index.search("meaning of ERR-4711", top_k=5).hits
     assert "/docs/codes.md" in [h.source for h in hits]
     assert next(h for h in hits if h.source == "/docs/codes.md").distance is None

@@ -23,8 +23,10 @@ from minirag_index.store import ChunkInput, SourceDoc, SourceInfo, Store, Stored
 if TYPE_CHECKING:  # numpy-backed; imported on first use so opening an index stays light
     from minirag_index.lookalike import LookAlikeIndex
     from minirag_index.mentions import MentionCorpus, MentionResult
+    from minirag_index.snapshot import Snapshot
 
 T = TypeVar("T")
+SNAPSHOT_VECTOR_BYTES = 256 * 1024 * 1024  # see snapshot.py
 SECTION_CACHE_LIMIT = 5_000  # rebuilt sections kept per table version
 MAX_TOP_K = 100
 DEFAULT_TOP_K = 10
@@ -114,6 +116,8 @@ class MiniragIndex:
         # The keyword search runs beside query embedding + vector search.
         self._keyword_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="keyword")
         self._cache_lock = threading.Lock()
+        # Vectors held in memory for searching, at most this many bytes (see snapshot.py).
+        self.snapshot_budget = SNAPSHOT_VECTOR_BYTES
 
     @classmethod
     def open(cls, settings: IndexSettings) -> MiniragIndex:
@@ -143,6 +147,8 @@ class MiniragIndex:
     def refresh(self) -> None:
         """Bring keyword indexes up to date after writes and drop old table versions."""
         self.store.optimize()
+        with self._cache_lock:  # views of older versions would only hold memory until rebuilt
+            self._cache.clear()
 
     # -- searching -------------------------------------------------------------------------
     def search(
@@ -158,12 +164,14 @@ class MiniragIndex:
         top_k = clamp_top_k(top_k)
         if not query.strip():
             raise ValueError("query must not be empty")
-        if self.store.count_rows() == 0:
+        snapshot = self.snapshot()
+        if (len(snapshot) if snapshot is not None else self.store.count_rows()) == 0:
             return SearchResult(
                 [], [], {}, notice="The index is empty: nothing has been synced yet."
             )
         where = scope_filter_sql(scope)
-        if where and self.store.count_rows(where) == 0:
+        scope = scope if where else None  # a scope with no filter (the root) covers everything
+        if scope and not self._has_rows_under(scope, where, snapshot):
             notice = f"Nothing is indexed under the scope {scope!r}."
             return SearchResult([], [], {}, notice=notice)
         if sources is not None:
@@ -174,17 +182,18 @@ class MiniragIndex:
                 return SearchResult([], [], {}, notice=notice)
             only = sources_filter_sql(sources)
             where = f"({where}) AND {only}" if where else only
+        allowed = snapshot.allowed(scope, sources) if snapshot is not None else None
         weight = self.settings.RAG_HYBRID_WEIGHT
         n = candidate_count(top_k)
         keyword_rows: list[dict] = []
         keyword_error = None
         future = (
-            self._keyword_pool.submit(self.store.keyword_search, query, n, where)
+            self._keyword_pool.submit(self.keyword_rows, query, n, where, snapshot)
             if weight > 0
             else None
         )
         vector_rows = (
-            self.store.vector_search(self.embedder.embed_query(query), n, where)
+            self.vector_rows(self.embedder.embed_query(query), n, where, snapshot, allowed)
             if weight < 1
             else []
         )
@@ -198,9 +207,52 @@ class MiniragIndex:
         return SearchResult(
             hits=hits,
             sources=_sources_in_rank_order(hits),
-            parents=self.sections([h.parent_id for h in hits]),
+            parents=self.sections([h.parent_id for h in hits], snapshot),
             keyword_error=keyword_error,
         )
+
+    def _has_rows_under(self, scope: str, where: str | None, snapshot: Snapshot | None) -> bool:
+        if snapshot is None:
+            return self.store.count_rows(where) > 0
+        allowed = snapshot.allowed(scope, None)
+        return allowed is None or bool(allowed.any())
+
+    def vector_rows(
+        self,
+        vector: Sequence[float],
+        limit: int,
+        where: str | None,
+        snapshot: Snapshot | None = None,
+        allowed: Any = None,
+    ) -> list[dict]:
+        """The vector side of a search: the ``limit`` nearest chunks, with ``_distance``.
+        ``allowed`` is the snapshot's row mask for the same filter as ``where``."""
+        if snapshot is not None:
+            return snapshot.nearest(vector, limit, allowed)
+        return self.store.vector_search(vector, limit, where)
+
+    def keyword_rows(
+        self, query: str, limit: int, where: str | None, snapshot: Snapshot | None = None
+    ) -> list[dict]:
+        """The keyword (BM25) side of a search: the ``limit`` best chunks, with ``_score``."""
+        if snapshot is None:
+            return self.store.keyword_search(query, limit, where)
+        scored = self.store.keyword_search(query, limit, where, ["id"])
+        return snapshot.rows_by_id([(row["id"], row["_score"]) for row in scored])
+
+    def snapshot(self) -> Snapshot | None:
+        """The current table version in memory, or None (no table, or too large to hold)."""
+
+        def build() -> Snapshot | None:
+            from minirag_index.snapshot import SNAPSHOT_COLUMNS, Snapshot, fits
+
+            dim = self.store.vector_dim()
+            if dim is None or not fits(self.store.count_rows(), dim, self.snapshot_budget):
+                return None
+            table = self.store.column_table(SNAPSHOT_COLUMNS)
+            return None if table is None else Snapshot.from_table(table)
+
+        return self._per_version("snapshot", build)
 
     def _fuse(self, vector_rows: list[dict], keyword_rows: list[dict], weight: float) -> list[Hit]:
         def key(row: dict) -> tuple[str, int]:
@@ -238,11 +290,16 @@ class MiniragIndex:
         return hits
 
     # -- reading back ----------------------------------------------------------------------
-    def sections(self, parent_ids: Sequence[str]) -> dict[str, str]:
+    def sections(
+        self, parent_ids: Sequence[str], snapshot: Snapshot | None = None
+    ) -> dict[str, str]:
         """The text of each named section (parentId → section), rebuilt from its chunks."""
         wanted = list(dict.fromkeys(parent_ids))
         if not wanted:
             return {}
+        if snapshot is not None:
+            found = {pid: snapshot.section_chunks(pid) for pid in wanted}
+            return {pid: rebuild_section(chunks) for pid, chunks in found.items() if chunks}
         # Sections rebuilt earlier stay valid until the table changes.
         known: dict[str, str] = self._per_version("sections", dict)
         missing = [pid for pid in wanted if pid not in known]
@@ -287,6 +344,7 @@ class MiniragIndex:
             cached = self._cache.get(key)
             if cached is not None and cached[0] == version:
                 return cached[1]
+            self._cache.pop(key, None)  # not kept alive while its successor is built
         value = build()
         with self._cache_lock:
             self._cache[key] = (version, value)

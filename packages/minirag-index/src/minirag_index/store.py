@@ -26,6 +26,11 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 TABLE = "chunks"
+# LanceDB's default caches (1 GB of metadata, 6 GB of index data) fill with every commit's
+# manifest: a 10,000-file sync grew the process by about 0.7 MB a commit. Bounded, the same
+# commits stay flat (docs/benchmarks.md, "Memory"); the keyword indexes still fit.
+METADATA_CACHE_BYTES = 32 * 1024 * 1024
+INDEX_CACHE_BYTES = 64 * 1024 * 1024
 SourceType = Literal["file", "data", "url"]
 # Old table versions are removed after this long: long enough for a reader that started on one
 # to finish, short enough that the folder does not grow without bound.
@@ -176,7 +181,7 @@ _META_COLUMNS = [
     "chunk_index",
     "pages",
 ]
-_CHUNK_COLUMNS = [
+CHUNK_COLUMNS = [
     "source",
     "title",
     "chunk_index",
@@ -221,7 +226,13 @@ class Store:
             import lancedb
 
             self.db_path.mkdir(parents=True, exist_ok=True)
-            self._db = lancedb.connect(self.db_path, read_consistency_interval=timedelta(0))
+            caches = lancedb.Session(
+                index_cache_size_bytes=INDEX_CACHE_BYTES,
+                metadata_cache_size_bytes=METADATA_CACHE_BYTES,
+            )
+            self._db = lancedb.connect(
+                self.db_path, read_consistency_interval=timedelta(0), session=caches
+            )
         return self._db
 
     def exists(self) -> bool:
@@ -462,6 +473,10 @@ class Store:
                 _retry(lambda: table.optimize(cleanup_older_than=VERSION_RETENTION))
             except Exception as exc:  # a racing writer: the next optimize catches up
                 log.warning("index optimisation skipped: %s", exc)
+        # A fresh connection lets go of what optimising left cached: without this, a long
+        # sync's periodic optimisations kept about 60 MB more per 500 documents.
+        self._table = None
+        self._db = None
 
     # -- reading ---------------------------------------------------------------------------
     def count_rows(self, where: str | None = None) -> int:
@@ -529,7 +544,7 @@ class Store:
         return None if table is None else table.version
 
     def chunks(self, where: str) -> list[StoredChunk]:
-        rows = self.rows(where, _CHUNK_COLUMNS)
+        rows = self.rows(where, CHUNK_COLUMNS)
         rows.sort(key=lambda r: (r["source"], r["chunk_index"]))
         return [StoredChunk(**r) for r in rows]
 
@@ -540,19 +555,24 @@ class Store:
         query = table.search(list(vector), vector_column_name="vector")
         if where:
             query = query.where(where, prefilter=True)
-        return query.select([*_CHUNK_COLUMNS, "_distance"]).limit(limit).to_arrow().to_pylist()
+        return query.select([*CHUNK_COLUMNS, "_distance"]).limit(limit).to_arrow().to_pylist()
 
-    def keyword_search(self, text: str, limit: int, where: str | None) -> list[dict]:
+    def keyword_search(
+        self, text: str, limit: int, where: str | None, columns: list[str] | None = None
+    ) -> list[dict]:
+        """BM25 over the text and title indexes; rows carry ``columns`` (default: the chunk
+        columns) and ``_score``."""
         from lancedb.query import MultiMatchQuery
 
         table = self.table()
-        columns = self.keyword_columns()
-        if table is None or not columns or not text.strip():
+        indexed = self.keyword_columns()
+        if table is None or not indexed or not text.strip():
             return []
-        query = table.search(MultiMatchQuery(text, columns), query_type="fts")
+        query = table.search(MultiMatchQuery(text, indexed), query_type="fts")
         if where:
             query = query.where(where, prefilter=True)
-        return query.select([*_CHUNK_COLUMNS, "_score"]).limit(limit).to_arrow().to_pylist()
+        wanted = [*(columns or CHUNK_COLUMNS), "_score"]
+        return query.select(wanted).limit(limit).to_arrow().to_pylist()
 
 
 # The keyword analyser. Russian stemming folds Cyrillic word forms (договор, договора, договоров)
