@@ -19,8 +19,10 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import numpy as np
 
-# Throughput is flat from 8 to 128 texts a batch while memory grows with it (bench/ingest.py).
-DEFAULT_BATCH_SIZE = 16
+# Throughput is flat from 8 to 128 texts a batch while memory grows with it: onnxruntime keeps
+# an arena as large as the largest batch. 8 texts embedded XQuAD as fast as 16 (68-72 vs 66-67
+# chunks/s on a quiet machine) with 100 MB less resident (docs/benchmarks.md).
+DEFAULT_BATCH_SIZE = 8
 # The encoders this index is built for were trained on 128 positions; chunks fit in that, and
 # only an oversized code block would be longer. Capping the tokenizer keeps one such block
 # from making its whole batch run at 512 positions.

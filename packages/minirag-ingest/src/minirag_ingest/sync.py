@@ -76,7 +76,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-BATCH_DOCS = 16  # documents whose chunks are embedded together
+BATCH_DOCS = 64  # documents whose chunks are embedded and stored together
 BATCH_CHUNKS = 512  # ...or fewer documents once they hold this many chunks
 MOVE_BATCH = 100  # moves committed together
 SIGN_BATCH = 256  # documents signed per read and per commit
