@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import hashlib
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -19,50 +17,19 @@ from minirag_classify.download import (
 )
 from minirag_classify.plugin import LlamaPlugin
 from minirag_ingest.labels.taxonomy import ModelSpec
+from testsupport.loopback import FileServer, file_server
 
 PAYLOAD = b"GGUF" + bytes(range(256)) * 64
 REVISION = "71c1c57e523219124f7be9c486d475d19891185f"
 
 
-class Server:
-    def __init__(self) -> None:
-        self.files: dict[str, bytes] = {}
-        self.requests: list[str] = []
-        owner = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:
-                owner.requests.append(self.path)
-                body = owner.files.get(self.path)
-                if body is None:
-                    self.send_error(404)
-                    return
-                self.send_response(200)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, *args: object) -> None:
-                pass
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-        self.thread.start()
-
-    def close(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
-
-
 @pytest.fixture
-def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[Server]:
+def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[FileServer]:
     monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
     monkeypatch.setenv("no_proxy", "127.0.0.1,localhost")
     forget_failures()
-    running = Server()
-    yield running
-    running.close()
+    with file_server() as running:
+        yield running
     forget_failures()
 
 
@@ -76,9 +43,9 @@ def spec(sha256: str | None = None, file: str = "choice-Q8_0.gguf") -> ModelSpec
     )
 
 
-def test_download_once_into_the_cache(server: Server, tmp_path: Path):
+def test_download_once_into_the_cache(server: FileServer, tmp_path: Path):
     pin = spec()
-    server.files[f"/someone/choice-GGUF/resolve/{REVISION}/choice-Q8_0.gguf"] = PAYLOAD
+    server.files[f"someone/choice-GGUF/resolve/{REVISION}/choice-Q8_0.gguf"] = PAYLOAD
     path = download_model(pin, tmp_path, base=server.url)
     assert path == model_cache_path(pin, tmp_path) and path.read_bytes() == PAYLOAD
     assert path.is_relative_to(tmp_path)
@@ -88,9 +55,9 @@ def test_download_once_into_the_cache(server: Server, tmp_path: Path):
     assert not [p for p in path.parent.iterdir() if p.name.endswith(".part")]
 
 
-def test_sha256_mismatch_is_loud_and_leaves_nothing(server: Server, tmp_path: Path):
+def test_sha256_mismatch_is_loud_and_leaves_nothing(server: FileServer, tmp_path: Path):
     pin = spec(sha256="0" * 64)
-    server.files[f"/someone/choice-GGUF/resolve/{REVISION}/choice-Q8_0.gguf"] = PAYLOAD
+    server.files[f"someone/choice-GGUF/resolve/{REVISION}/choice-Q8_0.gguf"] = PAYLOAD
     with pytest.raises(ModelDownloadError) as caught:
         download_model(pin, tmp_path, base=server.url)
     message = str(caught.value)
@@ -102,7 +69,7 @@ def test_sha256_mismatch_is_loud_and_leaves_nothing(server: Server, tmp_path: Pa
     assert failed_download(pin) == message
 
 
-def test_not_found(server: Server, tmp_path: Path):
+def test_not_found(server: FileServer, tmp_path: Path):
     pin = spec(file="missing.gguf")
     with pytest.raises(ModelDownloadError, match="HTTP 404"):
         download_model(pin, tmp_path, base=server.url)
@@ -110,7 +77,7 @@ def test_not_found(server: Server, tmp_path: Path):
 
 
 def test_failed_download_makes_the_model_unavailable(
-    server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    server: FileServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ):
     import importlib.util
 
@@ -128,10 +95,10 @@ def test_failed_download_makes_the_model_unavailable(
     assert "HTTP 404" in (plugin.probe(pin, tmp_path) or "")
 
 
-def test_hf_endpoint_overrides_the_base(server: Server, tmp_path: Path, monkeypatch):
+def test_hf_endpoint_overrides_the_base(server: FileServer, tmp_path: Path, monkeypatch):
     monkeypatch.setenv("HF_ENDPOINT", server.url)
     pin = spec()
-    server.files[f"/someone/choice-GGUF/resolve/{REVISION}/choice-Q8_0.gguf"] = PAYLOAD
+    server.files[f"someone/choice-GGUF/resolve/{REVISION}/choice-Q8_0.gguf"] = PAYLOAD
     assert download_model(pin, tmp_path).read_bytes() == PAYLOAD
 
 

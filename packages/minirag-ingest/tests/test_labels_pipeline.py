@@ -1,8 +1,7 @@
 """Labels through the pipeline and sync: every ingest path labels, a changed taxonomy re-labels
 from stored text, and the choice model lives exactly as long as one job.
 
-The model is a fake plug-in registered through monkeypatched entry points, so these tests run
-in the base session (no [classify] extra); the real model is tested in minirag-classify.
+The model is a fake plug-in (testsupport.classify), so these tests run in the base session.
 """
 
 from __future__ import annotations
@@ -18,6 +17,7 @@ from minirag_index.filters import decode_labels
 from minirag_ingest.labels import resolve
 from minirag_ingest.labels.taxonomy import TaxonomyLoader
 from minirag_ingest.sync import sync
+from testsupport.classify import FakePlugin, register
 
 TOML = """
 [model]
@@ -69,40 +69,9 @@ class FakeModel:
         self.closed = True
 
 
-class FakePlugin:
-    name = "fake"
-
-    def __init__(self) -> None:
-        self.models: list[FakeModel] = []
-
-    def probe(self, spec, cache_dir: Path) -> str | None:
-        return None
-
-    def load(self, spec, cache_dir: Path) -> FakeModel:
-        self.models.append(FakeModel())
-        return self.models[-1]
-
-
-class _EntryPoint:
-    name = "fake"
-
-    def __init__(self, plugin: FakePlugin) -> None:
-        self.plugin = plugin
-
-    def load(self) -> FakePlugin:
-        return self.plugin
-
-
-def register(monkeypatch: pytest.MonkeyPatch, plugin: FakePlugin | None) -> None:
-    """Make ``plugin`` the installed classify plug-in (None: the extra is not installed)."""
-    points = [_EntryPoint(plugin)] if plugin is not None else []
-    monkeypatch.setattr(resolve, "entry_points", lambda group: points)
-    monkeypatch.setattr(resolve, "_plugin_cache", {})
-
-
 @pytest.fixture
 def plugin(monkeypatch: pytest.MonkeyPatch) -> FakePlugin:
-    found = FakePlugin()
+    found = FakePlugin(FakeModel)
     register(monkeypatch, found)
     return found
 
@@ -235,7 +204,7 @@ def test_without_the_extra_labels_wait_and_the_next_sync_fills_them(
     again = sync(labelled)
     assert again.relabelled == 0 and again.failed == 0 and len(again.errors) == 1
 
-    plugin = FakePlugin()
+    plugin = FakePlugin(FakeModel)
     register(monkeypatch, plugin)
     embed_calls.clear()
     fixed = sync(labelled)

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -18,48 +16,15 @@ from minirag_ocr import engine as engine_module
 from minirag_ocr import models
 from minirag_ocr.engine import RapidOcrEngine
 from minirag_ocr.models import DOWNLOADABLE, LANGUAGE_IDS, ModelFile, ModelStore
+from testsupport.loopback import FileServer, file_server
 
 ESLAV_SHA256 = "08705d6721849b1347d26187f15a5e362c431963a2a62bfff4feac578c489aab"
 
 
-class Server:
-    """Serves ``files`` (name -> bytes) on 127.0.0.1 and counts the requests per path."""
-
-    def __init__(self) -> None:
-        self.files: dict[str, bytes] = {}
-        self.requests: list[str] = []
-        owner = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:
-                owner.requests.append(self.path)
-                body = owner.files.get(self.path.lstrip("/"))
-                if body is None:
-                    self.send_error(404)
-                    return
-                self.send_response(200)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, *args: object) -> None:
-                pass
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/models/"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-        self.thread.start()
-
-    def close(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
-
-
 @pytest.fixture
-def server() -> Iterator[Server]:
-    served = Server()
-    yield served
-    served.close()
+def server() -> Iterator[FileServer]:
+    with file_server("/models/") as served:
+        yield served
 
 
 @pytest.fixture
@@ -80,7 +45,7 @@ def test_pinned_catalogue() -> None:
     assert "eslav" in LANGUAGE_IDS and "ch" in LANGUAGE_IDS
 
 
-def test_download_once_then_offline(server: Server, fake_model, tmp_path: Path) -> None:
+def test_download_once_then_offline(server: FileServer, fake_model, tmp_path: Path) -> None:
     lang, body = fake_model
     server.files[f"models/{DOWNLOADABLE[lang].file_name}"] = body
     store = ModelStore(tmp_path, base_url=server.url)
@@ -95,7 +60,9 @@ def test_download_once_then_offline(server: Server, fake_model, tmp_path: Path) 
     assert sorted(p.name for p in (tmp_path / "ocr").iterdir()) == [path.name]
 
 
-def test_corrupt_cached_file_is_fetched_again(server: Server, fake_model, tmp_path: Path) -> None:
+def test_corrupt_cached_file_is_fetched_again(
+    server: FileServer, fake_model, tmp_path: Path
+) -> None:
     lang, body = fake_model
     server.files[f"models/{DOWNLOADABLE[lang].file_name}"] = body
     target = tmp_path / "ocr" / DOWNLOADABLE[lang].file_name
@@ -105,7 +72,7 @@ def test_corrupt_cached_file_is_fetched_again(server: Server, fake_model, tmp_pa
     assert target.read_bytes() == body
 
 
-def test_checksum_mismatch_is_loud_and_leaves_nothing(server: Server, tmp_path: Path) -> None:
+def test_checksum_mismatch_is_loud_and_leaves_nothing(server: FileServer, tmp_path: Path) -> None:
     server.files["models/eslav_PP-OCRv5_rec_mobile.onnx"] = b"something else entirely"
     store = ModelStore(tmp_path, base_url=server.url)
     with pytest.raises(OcrError) as caught:
@@ -118,7 +85,7 @@ def test_checksum_mismatch_is_loud_and_leaves_nothing(server: Server, tmp_path: 
     assert list((tmp_path / "ocr").iterdir()) == []
 
 
-def test_missing_file_is_loud(server: Server, tmp_path: Path) -> None:
+def test_missing_file_is_loud(server: FileServer, tmp_path: Path) -> None:
     store = ModelStore(tmp_path, base_url=server.url)
     with pytest.raises(OcrError) as caught:
         store.path_for("eslav")
@@ -131,7 +98,7 @@ def test_missing_file_is_loud(server: Server, tmp_path: Path) -> None:
 
 
 def test_failure_is_retried_after_a_while(
-    server: Server, fake_model, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    server: FileServer, fake_model, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     lang, body = fake_model
     store = ModelStore(tmp_path, base_url=server.url)
@@ -153,7 +120,9 @@ def test_bundled_language_needs_no_download(tmp_path: Path) -> None:
     assert not (tmp_path / "ocr").exists()
 
 
-def test_failed_download_fails_the_file_not_the_document(server: Server, tmp_path: Path) -> None:
+def test_failed_download_fails_the_file_not_the_document(
+    server: FileServer, tmp_path: Path
+) -> None:
     engine = RapidOcrEngine("eslav", tmp_path / "cache", model_base_url=server.url)
     image = tmp_path / "scan.png"
     image.write_bytes(b"\x89PNG\r\n\x1a\n")
@@ -164,7 +133,7 @@ def test_failed_download_fails_the_file_not_the_document(server: Server, tmp_pat
 
 
 def test_model_that_is_not_onnx_is_loud(
-    server: Server, fake_model, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    server: FileServer, fake_model, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     lang, body = fake_model
     server.files[f"models/{DOWNLOADABLE[lang].file_name}"] = body

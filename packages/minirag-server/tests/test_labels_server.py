@@ -19,9 +19,9 @@ from typing import Any
 import pytest
 from fastmcp import Client
 
-from minirag_ingest.labels import resolve
 from minirag_mcp.config import load_config
 from minirag_mcp.server import create_app
+from testsupport.classify import FakePlugin, register
 from testsupport.mcp import call, cli, error_of, synced
 
 TOML = """
@@ -59,39 +59,9 @@ class FakeModel:
         self.closed = True
 
 
-class FakePlugin:
-    name = "fake"
-
-    def __init__(self) -> None:
-        self.models: list[FakeModel] = []
-
-    def probe(self, spec, cache_dir: Path) -> str | None:
-        return None
-
-    def load(self, spec, cache_dir: Path) -> FakeModel:
-        self.models.append(FakeModel())
-        return self.models[-1]
-
-
-class _EntryPoint:
-    name = "fake"
-
-    def __init__(self, plugin: FakePlugin) -> None:
-        self.plugin = plugin
-
-    def load(self) -> FakePlugin:
-        return self.plugin
-
-
-def register(monkeypatch: pytest.MonkeyPatch, plugin: FakePlugin | None) -> None:
-    points = [_EntryPoint(plugin)] if plugin is not None else []
-    monkeypatch.setattr(resolve, "entry_points", lambda group: points)
-    monkeypatch.setattr(resolve, "_plugin_cache", {})
-
-
 @pytest.fixture
 def plugin(monkeypatch: pytest.MonkeyPatch) -> FakePlugin:
-    found = FakePlugin()
+    found = FakePlugin(FakeModel)
     register(monkeypatch, found)
     return found
 
@@ -301,7 +271,7 @@ def test_cli_labels(
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    plugin = FakePlugin()
+    plugin = FakePlugin(FakeModel)
     register(monkeypatch, plugin)
     code, out, err = cli(capsys, "ingest", str(docs))
     assert code == 0, err
