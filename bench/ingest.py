@@ -115,7 +115,7 @@ def instrument(pipeline, watch: c.Stopwatch, batches: list[list[str]]):
     pipeline.chunk = watch.wrap("chunk", pipeline.chunk)
     pipeline._finish = watch.wrap("signature", pipeline._finish)
     pipeline.refresh = watch.wrap("refresh", pipeline.refresh)
-    pipeline.index.store_embedded = watch.wrap("store", pipeline.index.store_embedded)
+    pipeline.index.store_many = watch.wrap("store", pipeline.index.store_many)
     embed = pipeline.index.embedder.embed_passages
 
     def embed_recorded(texts):
