@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import shlex
 import sys
 from pathlib import Path
 
+import pytest
 from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
@@ -53,3 +55,51 @@ def test_stdio_server(env: dict, docs: Path, tmp_path: Path) -> None:
     for line in lines:
         message = json.loads(line)
         assert message.get("jsonrpc") == "2.0", line[:200]
+
+
+def _server_pid() -> int | None:
+    """The `python -m minirag_mcp` child of this process (Linux /proc)."""
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            cmdline = (entry / "cmdline").read_bytes()
+        except OSError:
+            continue
+        parent = int(stat.rsplit(")", 1)[1].split()[1])
+        if parent == os.getpid() and b"minirag_mcp" in cmdline:
+            return int(entry.name)
+    return None
+
+
+def _mapped(pid: int, needle: str) -> bool:
+    return needle in Path(f"/proc/{pid}/maps").read_text()
+
+
+@pytest.mark.skipif(not Path("/proc/self/maps").exists(), reason="reads /proc")
+def test_index_libraries_are_imported_after_initialize_without_a_tool_call(env: dict) -> None:
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "minirag_mcp"],
+        env={**env, "FASTMCP_CHECK_FOR_UPDATES": "off", "HF_HUB_OFFLINE": "1"},
+    )
+
+    async def go() -> None:
+        async with (
+            stdio_client(params) as (read, write),
+            ClientSession(read, write) as session,
+        ):
+            await session.initialize()
+            pid = _server_pid()
+            assert pid is not None
+            for _ in range(1200):  # 0.1 s apart: a bound against a hang, not a speed claim
+                if _mapped(pid, "_lancedb") and _mapped(pid, "onnxruntime"):
+                    break
+                await asyncio.sleep(0.1)
+            assert _mapped(pid, "_lancedb"), "LanceDB was not imported ahead of use"
+            assert _mapped(pid, "onnxruntime"), "fastembed was not imported ahead of use"
+            status = await session.call_tool("status", {})
+            assert status.structured_content["model"] == "not loaded"  # imported, not loaded
+
+    asyncio.run(go())

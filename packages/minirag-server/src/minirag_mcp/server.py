@@ -333,7 +333,11 @@ def create_app(config: Config | None = None) -> FastMCP:
 
 def serve_stdio(config: Config) -> None:
     """Run the server on stdio; nothing but JSON-RPC is written to stdout."""
-    create_app(config).run(transport="stdio", show_banner=False)
+    from minirag_mcp.warmup import WarmUpAfterInitialize
+
+    app = create_app(config)
+    app.add_middleware(WarmUpAfterInitialize())
+    app.run(transport="stdio", show_banner=False)
 
 
 def main() -> None:
