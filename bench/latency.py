@@ -38,14 +38,14 @@ WARM_UP = 5
 
 
 def questions(limit: int) -> list[str]:
-    with open(c.SHARED_DATA / "xquad" / "en" / "queries-dev.tsv", encoding="utf-8") as f:
+    with open(c.data("xquad", "en", "queries-dev.tsv"), encoding="utf-8") as f:
         rows = [row[1] for row in csv.reader(f, delimiter="\t") if row and row[0] != "query_id"]
     return rows[:limit]
 
 
 def sentences() -> list[str]:
     found = []
-    for path in sorted((c.SHARED_DATA / "xquad" / "en" / "docs").glob("*.txt")):
+    for path in sorted((c.data("xquad", "en", "docs")).glob("*.txt")):
         text = path.read_text(encoding="utf-8")
         found += [s.strip() + "." for s in text.replace("\n", " ").split(". ") if len(s) > 20]
     return found
@@ -224,7 +224,7 @@ def main() -> None:
         asked = questions(args.queries)
 
         root = work / "xquad-en"
-        shutil.copytree(c.SHARED_DATA / "xquad" / "en" / "docs", root)
+        shutil.copytree(c.data("xquad", "en", "docs"), root)
         pipeline = c.open_pipeline([root], work / "db-xquad", model_dir)
         sync(pipeline)
         index = pipeline.index

@@ -9,7 +9,7 @@ bundled in the rapidocr-onnxruntime wheel, unless --lang names another rapidocr 
 1. Generated pages: letter-size pages of English text drawn with a system font, rendered the
    way a scan is (a full-page grayscale picture inside a PDF), recognised page by page. Prints
    the time to load the models, then pages per second and the share of words read back.
-2. Real files: every PDF under the folders (default: /work/shared/data/real-files) whose text
+2. Real files: every PDF under the folders (default: the real-files benchmark data) whose text
    layer is short on some page (fewer than RAG_OCR_MIN_CHARS_PER_PAGE characters, default 25)
    is converted with and without OCR; prints the characters the text layer gave, the pages
    recognised, the characters OCR added, and the time. Image files are recognised too.
@@ -185,7 +185,12 @@ def main() -> int:
         return 1
     print(f"engine {engine.name}, RAG_OCR_LANG={args.lang}, {os.cpu_count()} CPUs")
     bench_generated(engine, args.pages)
-    folders = args.folders or [Path("/work/shared/data/real-files")]
+    if not args.folders:
+        sys.path.insert(0, str(HERE))
+        from _common import data
+
+        args.folders = [data("real-files")]
+    folders = args.folders
     bench_real(engine, [f for f in folders if f.is_dir()], args.min_chars)
     return 0
 

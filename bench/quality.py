@@ -28,7 +28,7 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import tool_json
+from _common import SHARED_DATA, tool_json
 
 WEIGHTS = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)
 RUNS = (("en", "en"), ("ru", "ru"), ("ru", "en"))  # (question language, document language)
@@ -96,9 +96,7 @@ async def ask_all(env: dict[str, str], questions: list[str]) -> list[list[str]]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model-dir", required=True, type=Path)
-    parser.add_argument(
-        "--data", type=Path, default=Path(__file__).parents[1] / "../shared/data/xquad"
-    )
+    parser.add_argument("--data", type=Path, default=SHARED_DATA / "xquad")
     parser.add_argument("--weights", type=float, nargs="*", default=list(WEIGHTS))
     parser.add_argument(
         "--runs",

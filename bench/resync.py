@@ -50,7 +50,7 @@ PER_FOLDER = 100
 
 def sentences() -> list[str]:
     found = []
-    for path in sorted((c.SHARED_DATA / "xquad" / "en" / "docs").glob("*.txt")):
+    for path in sorted((c.data("xquad", "en", "docs")).glob("*.txt")):
         text = path.read_text(encoding="utf-8")
         found += [s.strip() + "." for s in text.replace("\n", " ").split(". ") if len(s) > 20]
     return found
