@@ -305,3 +305,33 @@ def test_scans_are_found_through_the_tools(
             assert squashed(text).index("coverletter") < squashed(text).index("conveyor")
 
     run(go())
+
+
+def test_a_pdf_from_before_page_numbers_is_listed_as_stale_pages_until_synced(
+    env: dict, docs: Path
+) -> None:
+    report = docs / "report.pdf"
+    pages = [
+        "Quarterly report: sales grew in every region this quarter.",
+        "Outlook: steady demand is expected for the coming year.",
+    ]
+    report.write_bytes(pdf_with_pages(pages))  # a text layer on every page: no OCR needed
+    ctx = AppContext(load_config({}))
+    assert sync(Pipeline(ctx.index, ctx.roots, ctx.config.ingest)).failed == 0
+    ctx.index.store.update_source_fields(str(report), {"scheme": SCHEME_VERSION - 1, "pages": None})
+
+    async def go() -> None:
+        async with Client(create_app(load_config({}))) as client:
+            listed = {r["displayPath"]: r for r in (await call(client, "list_files"))["files"]}
+            assert listed["report.pdf"]["state"] == "stale_pages"
+            assert listed["garden/tomatoes.md"]["state"] == "indexed"  # the rest is untouched
+            assert (await call(client, "status"))["unpagedSourceCount"] == 1
+            result = await synced(client)
+            assert result["counts"]["ingested"] == 1, result
+            listed = {r["displayPath"]: r for r in (await call(client, "list_files"))["files"]}
+            assert listed["report.pdf"]["state"] == "indexed"
+            found = await call(client, "query_documents", {"query": "quarterly sales report"})
+            top = found["hits"][0]
+            assert top["source"] == str(report) and top["pages"]
+
+    run(go())

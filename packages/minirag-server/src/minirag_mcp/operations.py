@@ -683,6 +683,7 @@ def list_files(
     view = label_view(ctx, labels, date_from, date_to, sort)
     from minirag_index import in_scope
     from minirag_ingest.chunking import SCHEME_VERSION
+    from minirag_ingest.pages import lacks_pages
     from minirag_ingest.scan import ScopeExcluded, scan
 
     scope_text = str(scope).strip() if scope and str(scope).strip() else None
@@ -708,20 +709,15 @@ def list_files(
         if info is None:
             row.update(state="not_indexed", chunks=0)
         else:
-            fresh = (
-                info.size == item.size
-                and abs(info.mtime - item.mtime) < 1e-3
-                and info.scheme >= SCHEME_VERSION
-            )
-            state = "indexed" if fresh else "stale"
-            if (
-                without_ocr
-                and info.ocr_engine
-                and info.scheme < SCHEME_VERSION
-                and info.size == item.size
-                and abs(info.mtime - item.mtime) < 1e-3
-            ):
+            unchanged = info.size == item.size and abs(info.mtime - item.mtime) < 1e-3
+            if unchanged and info.scheme >= SCHEME_VERSION:
+                state = "indexed"
+            elif unchanged and without_ocr and info.ocr_engine:
                 state = "unreadable"  # sync keeps it: reading it again needs the [ocr] extra
+            elif unchanged and lacks_pages(info):
+                state = "stale_pages"  # the next sync reads it again for its page numbers
+            else:
+                state = "stale"
             row.update(state=state, chunks=info.chunk_count)
             row["title"] = info.title
             row["ocrEngine"] = info.ocr_engine or ""

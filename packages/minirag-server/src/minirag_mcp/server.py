@@ -302,7 +302,9 @@ def create_app(config: Config | None = None) -> FastMCP:
         ] = None,
     ) -> dict[str, Any]:
         """List the files under the document roots with their state - indexed, not_indexed
-        (found but not synced yet), stale (changed since indexing), missing (gone from disk)
+        (found but not synced yet), stale (changed since indexing, or cut by an older chunking
+        scheme), stale_pages (a PDF indexed before page numbers; the next sync reads it again),
+        unreadable (kept, but reading it again needs the [ocr] extra), missing (gone from disk)
         or unlisted (in a folder that could not be read) - plus indexed data and URL items.
         Also reports how many files a .miniragignore excluded and folders that could not be
         listed. Use it to see what the index covers. When the corpus has document labels,
