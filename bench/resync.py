@@ -176,7 +176,7 @@ def direct_first_sync(pipeline, paths: list[Path]) -> float:
     import numpy as np
     import pyarrow as pa
 
-    from minirag_index.store import _row_id, parent_id_for
+    from minirag_index.store import _row
 
     started = time.perf_counter()
     dim = pipeline.index.embedder.dim
@@ -192,32 +192,7 @@ def direct_first_sync(pipeline, paths: list[Path]) -> float:
         for i, chunk in enumerate(prepared.chunks):
             vector = rng.standard_normal(dim).astype("float32")
             vector /= np.linalg.norm(vector)
-            rows.append(
-                {
-                    "id": _row_id(doc.source, i),
-                    "source": doc.source,
-                    "source_type": doc.source_type,
-                    "title": doc.title,
-                    "chunk_index": i,
-                    "section": chunk.section,
-                    "parent_id": parent_id_for(doc.source, chunk.section),
-                    "text": chunk.text,
-                    "context_chars": chunk.context_chars,
-                    "joiner": chunk.joiner,
-                    "vector": vector.tolist(),
-                    "content_hash": doc.content_hash,
-                    "size": doc.size,
-                    "mtime": doc.mtime,
-                    "ingested_at": now,
-                    "scheme": doc.scheme,
-                    "ocr_engine": doc.ocr_engine,
-                    "pages": chunk.pages,
-                    "doc_date": doc.doc_date,
-                    "date_source": doc.date_source,
-                    "labels": doc.labels,
-                    "signature": doc.signature if i == 0 else None,
-                }
-            )
+            rows.append(_row(doc, i, chunk, vector, now))  # the layout the store writes
         if len(rows) >= 5000:
             table.add(pa.Table.from_pylist(rows, schema=table.schema))
             rows = []
