@@ -99,9 +99,7 @@ def blank_pdf(pages: int) -> bytes:
     return pdf_with_pages([None] * pages)
 
 
-_PASSWORD_PAD = bytes.fromhex(
-    "28BF4E5E4E758A4164004E56FFFA01082E2E00B6D0683E802F0CA9FE6453697A"
-)
+_PASSWORD_PAD = bytes.fromhex("28BF4E5E4E758A4164004E56FFFA01082E2E00B6D0683E802F0CA9FE6453697A")
 
 
 def _rc4(key: bytes, data: bytes) -> bytes:
