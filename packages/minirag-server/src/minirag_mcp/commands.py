@@ -4,7 +4,8 @@ arguments, so starting the server does not pay for it.
 Each subcommand calls the same :mod:`minirag_mcp.operations` function as its MCP tool, so
 ``--json`` prints exactly that tool's result. Exit status, the same with and without ``--json``
 (see :data:`EXIT_STATUS_HELP`): 0 success, 1 failure (any file that failed in ingest or sync
-included), 2 a usage error, 130 interrupted; ``status`` exits 0 even on a configuration error.
+included), 2 a usage error, 130 interrupted, 141 a closed output pipe; ``status`` exits 0 even
+on a configuration error.
 With ``--json`` every failure is one JSON object on stdout with an ``error`` key. Messages name
 the command and flags the user typed (:mod:`minirag_mcp.wording`), not the tools' arguments.
 
@@ -30,8 +31,8 @@ from minirag_mcp.wording import Wording, cli_wording
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 EXIT_STATUS_HELP = (
     "Exit status (the same with --json): 0 success; 1 failure, including any file that failed "
-    "in ingest or sync; 2 usage error; 130 interrupted (Ctrl-C, SIGTERM). status exits 0 even "
-    "when the configuration is broken."
+    "in ingest or sync; 2 usage error; 130 interrupted (Ctrl-C, SIGTERM); 141 output pipe "
+    "closed by its reader. status exits 0 even when the configuration is broken."
 )
 COMMANDS = (
     "ingest",
@@ -477,7 +478,10 @@ def build_app() -> App:
                 bar.update(status["progress"]["done"], status["progress"]["total"])
 
             try:
-                return ops.sync_run(ctx, cli_scope(scope), on_progress, stop=STOP)
+                # A sync's scope is always a folder or file, so a relative one is taken
+                # against the current directory whether or not it exists.
+                where = absolute(scope) if scope else None
+                return ops.sync_run(ctx, where, on_progress, stop=STOP)
             finally:
                 bar.close()
 
