@@ -122,6 +122,7 @@ class _Job:
         self.error: str | None = None
         self.ended = threading.Event()
         self.stop = threading.Event()
+        self.thread: threading.Thread | None = None
 
     def snapshot(self) -> JobStatus:
         errors = [dict(e) for e in list(self.report.errors)]
@@ -188,6 +189,7 @@ class JobManager:
                 name=f"minirag-sync-{job.job_id}",
                 daemon=True,
             )
+            job.thread = thread
             thread.start()
         except BaseException:
             lock.release()
@@ -238,7 +240,8 @@ class JobManager:
         for job in running:
             job.stop.set()
         for job in running:
-            job.ended.wait(timeout)
+            if job.ended.wait(timeout) and job.thread is not None:
+                job.thread.join(timeout)
 
     def _prune(self) -> None:
         finished = [j for j in self._jobs.values() if j.state != "running"]
@@ -265,9 +268,11 @@ class JobManager:
             return None
 
     def wait(self, job_id: str, timeout: float | None = None) -> JobStatus:
-        """Block until the job ends (or ``timeout`` passes) and return its status."""
+        """Block until the job ends (or ``timeout`` passes) and return its status. A job that
+        ended has its thread joined too, so nothing of it is left running."""
         job = self._job(job_id)
-        job.ended.wait(timeout)
+        if job.ended.wait(timeout) and job.thread is not None:
+            job.thread.join(timeout)
         return job.snapshot()
 
     def jobs(self) -> list[JobStatus]:

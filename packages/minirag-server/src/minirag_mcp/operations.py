@@ -408,6 +408,7 @@ def sync_run(
         if on_progress is not None:
             on_progress(current)
         if current["state"] != "running":
+            ctx.jobs.wait(job_id)  # ended: this joins its thread
             return current
         ctx.jobs.wait(job_id, timeout=poll)
 

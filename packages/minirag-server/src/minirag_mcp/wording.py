@@ -69,7 +69,10 @@ class Wording:
         if not names or not message:
             return message
         longest_first = sorted(names, key=len, reverse=True)
-        pattern = re.compile(r"\b(" + "|".join(map(re.escape, longest_first)) + r")\b")
+        # A whole word, and not part of a path or file name the message quotes.
+        pattern = re.compile(
+            r"(?<![\w/\\.-])(" + "|".join(map(re.escape, longest_first)) + r")(?![\w/\\-]|\.\w)"
+        )
         return pattern.sub(lambda m: names[m.group(1)], message)
 
 
