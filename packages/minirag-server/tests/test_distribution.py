@@ -194,3 +194,21 @@ def test_lock_check_finds_torch_brought_in_by_a_test_dependency() -> None:
         "triton (required by torch)",
     ]
     assert found["minirag-mcp[classify,ocr]"] == []  # the server never needed the test model
+
+
+def test_mcpb_manifest_names_where_it_installs_and_links_the_repository() -> None:
+    manifest = read_json("mcpb/manifest.json")
+    spec = importlib.util.spec_from_file_location("mcpb_build", ROOT / "mcpb" / "build.py")
+    assert spec is not None and spec.loader is not None
+    build = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(build)
+    # The platforms are those the bundle's lock is resolved (and wheel-checked) for.
+    assert sorted(manifest["compatibility"]["platforms"]) == sorted(build.ENVIRONMENTS)
+    for words in ("macOS 14", "Apple Silicon", "Windows x64", "Intel Macs", "Windows on ARM"):
+        assert words in manifest["long_description"], words
+    icon = ROOT / "mcpb" / manifest["icon"]
+    assert icon.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    repository = read_json("server.json")["repository"]["url"]
+    assert manifest["repository"] == {"type": "git", "url": repository + ".git"}
+    assert manifest["homepage"] == repository
+    assert manifest["support"] == repository + "/issues"
