@@ -92,7 +92,9 @@ def biggest(env: Path, top: int = 6) -> str:
 
 
 def gpu_dists(env: Path) -> list[str]:
-    return sorted(d.name for sp in site_packages(env) for d in sp.iterdir() if GPU_DIST.match(d.name))
+    return sorted(
+        d.name for sp in site_packages(env) for d in sp.iterdir() if GPU_DIST.match(d.name)
+    )
 
 
 class Report:
@@ -115,7 +117,9 @@ class Report:
 
 
 def clone_envs(clone: Path, report: Report) -> None:
-    env = {k: v for k, v in os.environ.items() if k not in {"VIRTUAL_ENV", "UV_PROJECT_ENVIRONMENT"}}
+    env = {
+        k: v for k, v in os.environ.items() if k not in {"VIRTUAL_ENV", "UV_PROJECT_ENVIRONMENT"}
+    }
     took = run(["uv", "sync", "--frozen", "--quiet"], clone, env)
     report.add("clone: uv sync --frozen (dev group)", "dev", clone / ".venv", took)
     target = clone.parent / "venv-no-dev"
@@ -134,7 +138,9 @@ def nox_envs(clone: Path, sessions: list[str], report: Report) -> None:
         run(["uv", "sync", "--frozen", "--quiet"], clone)
     for session in sessions:
         took = run([str(nox), "-s", session, "--install-only"], clone)
-        report.add(f"nox -s {session}", "dev" if session != "lint" else "", clone / ".nox" / session, took)
+        report.add(
+            f"nox -s {session}", "dev" if session != "lint" else "", clone / ".nox" / session, took
+        )
 
 
 def tool_envs(clone: Path, work: Path, report: Report) -> None:
@@ -152,7 +158,9 @@ def bundle_env(clone: Path, report: Report) -> None:
     stage = "import sys; sys.path.insert(0, 'mcpb'); import build; build.stage(build.ROOT / {!r})"
     took = run([str(clone / ".venv" / "bin" / "python"), "-c", stage.format(str(staging))], clone)
     took += run(["uv", "sync", "--quiet"], staging)
-    report.add("Desktop bundle: uv sync in the unpacked bundle", "end user", staging / ".venv", took)
+    report.add(
+        "Desktop bundle: uv sync in the unpacked bundle", "end user", staging / ".venv", took
+    )
 
 
 def main() -> int:
