@@ -63,6 +63,25 @@ HEAVY = (
 )
 
 
+def children_cpu() -> float | None:
+    """CPU seconds (user + system) used so far by this process's children (Linux /proc): the
+    server's own work, which unlike wall time hardly depends on what else the machine runs."""
+    proc, me, total = Path("/proc"), os.getpid(), 0.0
+    if not proc.is_dir():
+        return None
+    tick = os.sysconf("SC_CLK_TCK")
+    for entry in proc.iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == me:
+            total += (int(fields[11]) + int(fields[12])) / tick
+    return total
+
+
 async def one_start(
     command: str,
     args: list[str],
@@ -71,9 +90,10 @@ async def one_start(
     *,
     list_tools: bool = True,
     status: bool = True,
-) -> tuple[float, float | None, str | None]:
-    """Seconds from spawn to initialize answered and to tools/list answered, and the status
-    tool's model field (None for a server without that tool, or when not asked)."""
+) -> tuple[float, float | None, str | None, float | None, float | None]:
+    """Seconds from spawn to initialize answered and to tools/list answered, the status tool's
+    model field (None for a server without that tool, or when not asked), and the server's CPU
+    seconds at those two moments."""
     from mcp import ClientSession, StdioServerParameters
     from mcp.client.stdio import stdio_client
 
@@ -85,15 +105,23 @@ async def one_start(
     ):
         await session.initialize()
         initialized = time.perf_counter() - started
+        cpu_init = children_cpu()
         if not list_tools:
-            return initialized, None, None
+            return initialized, None, None, cpu_init, None
         tools = await session.list_tools()
         listed = time.perf_counter() - started
+        cpu_list = children_cpu()
         model = None
         if status and any(tool.name == "status" for tool in tools.tools):
             status = c.tool_json(await session.call_tool("status", {}))
             model = status.get("model")
-    return initialized, listed, model
+    return initialized, listed, model, cpu_init, cpu_list
+
+
+def reorder(result: tuple) -> tuple:
+    """one_start's result as (init, list, cpu init, cpu list, model)."""
+    initialized, listed, model, cpu_init, cpu_list = result
+    return initialized, listed, cpu_init, cpu_list, model
 
 
 def bare_python(python: str) -> float:
@@ -219,28 +247,31 @@ def main() -> None:
         for server in (ours, peer):  # warm the page cache (and bytecode)
             if server:
                 asyncio.run(one_start(*server, devnull, status=False))
-        times: dict[str, list[float]] = {"init": [], "list": [], "peer init": [], "peer list": []}
+        steps = ("init", "list", "cpu init", "cpu list")
+        times: dict[str, list] = {k: [] for k in (*steps, *(f"peer {s}" for s in steps))}
         models = []
         for _ in range(args.runs):
-            initialized, listed, model = asyncio.run(one_start(*ours, devnull))
-            times["init"].append(initialized)
-            times["list"].append(listed)
+            *measured, model = reorder(asyncio.run(one_start(*ours, devnull)))
+            for step, value in zip(steps, measured, strict=True):
+                times[step].append(value)
             models.append(model)
             if peer:
-                initialized, listed, _ = asyncio.run(one_start(*peer, devnull, status=False))
-                times["peer init"].append(initialized)
-                times["peer list"].append(listed)
+                *measured, _ = reorder(asyncio.run(one_start(*peer, devnull, status=False)))
+                for step, value in zip(steps, measured, strict=True):
+                    times[f"peer {step}"].append(value)
         bare = [bare_python(args.python) for _ in range(args.runs)]
-        print(f"\n  spawn → initialize       {c.spread(times['init'], 'ms', 1000, 0)}")
-        print(f"  spawn → tools/list       {c.spread(times['list'], 'ms', 1000, 0)}")
-        if peer:
-            for step in ("init", "list"):
-                ratio = c.median(times[step]) / c.median(times[f"peer {step}"])
-                name = "initialize" if step == "init" else "tools/list"
-                print(
-                    f"  peer: spawn → {name:<10} {c.spread(times[f'peer {step}'], 'ms', 1000, 0)}"
-                    f"  ours / peer {ratio:.2f} (target <= 0.70)"
-                )
+        print()
+        for who in ("", "peer ") if peer else ("",):
+            for step, name in (("init", "initialize"), ("list", "tools/list")):
+                spread = c.spread(times[who + step], "ms", 1000, 0)
+                line = f"  {(who or 'ours').strip()}: spawn → {name:<10} {spread}"
+                if who:
+                    ratio = c.median(times[step]) / c.median(times[who + step])
+                    line += f"  ours / peer {ratio:.2f} (target <= 0.70)"
+                cpu = [v for v in times[f"{who}cpu {step}"] if v is not None]
+                if cpu:
+                    line += f"; server CPU {c.median(cpu) * 1000:.0f} ms"
+                print(line)
         print(f"  bare `python -c pass`    {c.spread(bare, 'ms', 1000, 0)}")
         print(f"  status model field       {sorted(set(models))}  [{c.load()}]")
         if set(models) != {"not loaded"}:
