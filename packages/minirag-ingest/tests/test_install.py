@@ -32,11 +32,10 @@ def test_a_git_install_gets_the_same_url_revision_and_subdirectory_with_the_extr
     assert f"uv tool install --force {spec}" in command
 
 
-def test_a_clone_gets_uv_sync_with_the_flag_its_workspace_uses(tmp_path: Path) -> None:
+def test_a_clone_gets_uv_sync_adding_the_extra_and_keeping_the_rest(tmp_path: Path) -> None:
     (tmp_path / "pyproject.toml").write_text(
         '[project]\nname = "ws"\nversion = "0"\n'
         '[project.optional-dependencies]\nocr = ["minirag-ocr"]\n'
-        '[dependency-groups]\nclassify = ["minirag-classify", "gguf-model==1"]\n'
         '[tool.uv.workspace]\nmembers = ["packages/*"]\n',
         encoding="utf-8",
     )
@@ -46,9 +45,10 @@ def test_a_clone_gets_uv_sync_with_the_flag_its_workspace_uses(tmp_path: Path) -
     root = workspace_root(server)
     assert root == tmp_path
     workspace = (root, tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8")))
+    # The workspace's own extra when it has one, else the server package's.
     assert extra_command("ocr", origin, workspace) == f"cd {tmp_path} && uv sync --extra ocr"
     assert extra_command("classify", origin, workspace) == (
-        f"cd {tmp_path} && uv sync --group classify"
+        f"cd {tmp_path} && uv sync --inexact --package minirag-mcp --extra classify"
     )
 
 
@@ -78,5 +78,7 @@ def test_this_checkout_gets_the_hint_for_its_own_workspace() -> None:
         assert "minirag-mcp[ocr]" in install_hint("ocr")
         return
     root = Path(__file__).resolve().parents[3]
-    assert install_hint("ocr").startswith(f"cd {root} && uv sync")
-    assert install_hint("classify") == f"cd {root} && uv sync --group classify"
+    for extra in ("ocr", "classify"):
+        assert install_hint(extra) == (
+            f"cd {root} && uv sync --inexact --package minirag-mcp --extra {extra}"
+        )

@@ -6,8 +6,8 @@ was installed, which pip and uv record per PEP 610 in the distribution's ``direc
 
 - no such file: installed from a package index, so the index form is right;
 - ``vcs_info``: from a git URL, so the same URL (revision and subdirectory kept) with the extra;
-- ``dir_info`` with ``editable``: a clone's workspace, so ``uv sync`` with the flag that
-  brings the extra's package in that workspace (read from its ``pyproject.toml``);
+- ``dir_info`` with ``editable``: a clone's workspace, so ``uv sync`` with the server's extra,
+  keeping whatever else the clone's environment holds;
 - ``dir_info``, not editable, or ``archive_info``: that folder, wheel or archive with the extra.
 
 :func:`install_hint` is the only place a hint is worded; :func:`extra_command` is the pure rule.
@@ -25,8 +25,6 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 DISTRIBUTION = "minirag-mcp"
-# The package each extra adds (what a clone's workspace must bring in for it).
-EXTRA_PACKAGES = {"ocr": "minirag-ocr", "classify": "minirag-classify"}
 
 
 @dataclass(frozen=True)
@@ -85,15 +83,11 @@ def _read_pyproject(path: Path) -> dict[str, Any] | None:
 
 
 def workspace_flag(pyproject: dict[str, Any], extra: str) -> str:
-    """The ``uv sync`` flags that bring ``extra`` into a workspace's environment."""
-    project = pyproject.get("project", {})
-    if extra in (project.get("optional-dependencies") or {}):
+    """The ``uv sync`` flags that add ``extra`` to a clone's environment, whichever way it was
+    synced (the server alone or the development environment): the workspace root's own extra
+    when it defines one, else the server package's extra, keeping everything else installed."""
+    if extra in ((pyproject.get("project") or {}).get("optional-dependencies") or {}):
         return f"--extra {extra}"
-    package = EXTRA_PACKAGES.get(extra, "")
-    for group, members in (pyproject.get("dependency-groups") or {}).items():
-        names = [str(m).split("[")[0].split("=")[0].split(">")[0].strip() for m in members]
-        if package in names:
-            return "" if group == "dev" else f"--group {group}"
     return f"--inexact --package {DISTRIBUTION} --extra {extra}"
 
 
@@ -102,8 +96,7 @@ def extra_command(extra: str, origin: Origin, workspace: tuple[Path, dict] | Non
     and parsed pyproject.toml for an editable install."""
     if origin.kind == "editable" and workspace is not None:
         root, pyproject = workspace
-        flags = workspace_flag(pyproject, extra)
-        return f"cd {shlex.quote(str(root))} && uv sync{' ' + flags if flags else ''}"
+        return f"cd {shlex.quote(str(root))} && uv sync {workspace_flag(pyproject, extra)}"
     if origin.kind == "editable":
         folder = local_path(origin.url)
         target = str(folder) if folder is not None else origin.url

@@ -26,7 +26,7 @@ from minirag_mcp import operations as ops
 from minirag_mcp.config import __version__
 from minirag_mcp.context import AppContext
 from minirag_mcp.interrupt import EXIT_INTERRUPTED, STOP
-from minirag_mcp.wording import Wording, cli_wording
+from minirag_mcp.wording import Wording, cli_wording, error_message
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 EXIT_STATUS_HELP = (
@@ -184,8 +184,6 @@ def run(
     try:
         payload = action(ctx)
     except Exception as exc:
-        from minirag_mcp.server import error_message
-
         return fail(common, wording.render(error_message(exc)))
     code, problem = outcome(payload)
     if common.json:
@@ -683,7 +681,6 @@ def ingest_folder(common: Any, folder: str) -> int:
     """``ingest <folder>``: every file under it, one at a time, with sync's counts line."""
     from minirag_index import ModelLoadError
     from minirag_ingest.scan import scan
-    from minirag_mcp.server import error_message
 
     ctx = make_context(common, cli_wording(filePath="PATH"))
     results: list[dict[str, Any]] = []

@@ -30,6 +30,7 @@ from minirag_mcp import operations as ops
 from minirag_mcp.config import Config, load_config
 from minirag_mcp.context import AppContext
 from minirag_mcp.instructions import build_instructions
+from minirag_mcp.wording import error_message
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -79,16 +80,6 @@ DateFrom = Annotated[
 DateTo = Annotated[
     str | None, Field(description="Only documents dated on or before this day (YYYY-MM-DD).")
 ]
-
-
-def error_message(exc: BaseException) -> str:
-    """The message a user sees for a failed call. Our own exceptions are worded for the user;
-    a foreign one is shown with its type, which is often the only clue."""
-    text = str(exc).strip()
-    ours = type(exc).__module__.startswith("minirag_")
-    if (ours or isinstance(exc, ValueError | OSError | RuntimeError)) and text:
-        return text
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
 def call(operation: Callable[..., T], *args: Any, **kwargs: Any) -> T:

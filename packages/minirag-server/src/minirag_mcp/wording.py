@@ -1,4 +1,5 @@
-"""How a message names arguments and actions, so each shell speaks its own language.
+"""How a message reads: the text of a failure, and the names it gives arguments and actions, so
+each shell speaks its own language.
 
 Messages are written once, in the MCP tools' vocabulary (``filePath``, ``topK``, "run
 sync_start"). The server shows them as they are; a CLI command renders them with the flags and
@@ -88,3 +89,13 @@ def cli_wording(**positional: str) -> Wording:
     """The wording of one CLI command; ``positional`` names the arguments it takes by position
     (for ``read``: ``filePath="PATH"``)."""
     return Wording(args={**CLI_FLAGS, **positional}, tools=CLI_COMMANDS)
+
+
+def error_message(exc: BaseException) -> str:
+    """The message a user sees for a failed call. Our own exceptions are worded for the user;
+    a foreign one is shown with its type, which is often the only clue."""
+    text = str(exc).strip()
+    ours = type(exc).__module__.startswith("minirag_")
+    if (ours or isinstance(exc, ValueError | OSError | RuntimeError)) and text:
+        return text
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
