@@ -24,6 +24,7 @@ if TYPE_CHECKING:  # numpy-backed; imported on first use so opening an index sta
     from minirag_index.lookalike import LookAlikeIndex
     from minirag_index.mentions import MentionCorpus, MentionResult
     from minirag_index.snapshot import Snapshot
+    from minirag_index.store import Vector
 
 T = TypeVar("T")
 SNAPSHOT_VECTOR_BYTES = 256 * 1024 * 1024  # see snapshot.py
@@ -185,7 +186,7 @@ class MiniragIndex:
         allowed = snapshot.allowed(scope, sources) if snapshot is not None else None
         weight = self.settings.RAG_HYBRID_WEIGHT
         n = candidate_count(top_k)
-        keyword_rows: list[dict] = []
+        keyword_rows: list[dict[str, Any]] = []
         keyword_error = None
         future = (
             self._keyword_pool.submit(self.keyword_rows, query, n, where, snapshot)
@@ -219,12 +220,12 @@ class MiniragIndex:
 
     def vector_rows(
         self,
-        vector: Sequence[float],
+        vector: Vector,
         limit: int,
         where: str | None,
         snapshot: Snapshot | None = None,
         allowed: Any = None,
-    ) -> list[dict]:
+    ) -> list[dict[str, Any]]:
         """The vector side of a search: the ``limit`` nearest chunks, with ``_distance``.
         ``allowed`` is the snapshot's row mask for the same filter as ``where``."""
         if snapshot is not None:
@@ -233,7 +234,7 @@ class MiniragIndex:
 
     def keyword_rows(
         self, query: str, limit: int, where: str | None, snapshot: Snapshot | None = None
-    ) -> list[dict]:
+    ) -> list[dict[str, Any]]:
         """The keyword (BM25) side of a search: the ``limit`` best chunks, with ``_score``."""
         if snapshot is None:
             return self.store.keyword_search(query, limit, where)
@@ -254,8 +255,10 @@ class MiniragIndex:
 
         return self._per_version("snapshot", build)
 
-    def _fuse(self, vector_rows: list[dict], keyword_rows: list[dict], weight: float) -> list[Hit]:
-        def key(row: dict) -> tuple[str, int]:
+    def _fuse(
+        self, vector_rows: list[dict[str, Any]], keyword_rows: list[dict[str, Any]], weight: float
+    ) -> list[Hit]:
+        def key(row: dict[str, Any]) -> tuple[str, int]:
             return (row["source"], row["chunk_index"])
 
         rows = {key(r): r for r in keyword_rows}

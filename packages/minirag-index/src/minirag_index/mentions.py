@@ -365,7 +365,9 @@ class _TermHits:
     title_forms: list[str]
 
 
-def _scan(pattern: re.Pattern[str], text: str, starts: np.ndarray, term: Term):
+def _scan(
+    pattern: re.Pattern[str], text: str, starts: np.ndarray, term: Term
+) -> tuple[np.ndarray, list[str]]:
     """Segment (chunk or title) of every hit of ``pattern`` in ``text``, and its word form."""
     if term.exact:
         # A closed term's form is the term itself: no need to read each match.
@@ -526,7 +528,9 @@ def _count_forms(hits: list[_TermHits], matched: np.ndarray) -> list[MentionForm
     return out
 
 
-def _first_chunks(corpus: MentionCorpus, hit_chunks: np.ndarray, docs: np.ndarray) -> dict:
+def _first_chunks(
+    corpus: MentionCorpus, hit_chunks: np.ndarray, docs: np.ndarray
+) -> dict[int, int]:
     """For each of ``docs``, its matching chunk with the lowest chunk index."""
     if not len(docs) or not len(hit_chunks):
         return {}

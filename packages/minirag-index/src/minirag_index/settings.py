@@ -7,7 +7,7 @@ the variable and what it accepts, so the server can report it verbatim.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from platformdirs import user_cache_dir
 from pydantic import Field, ValidationError, field_validator
@@ -82,7 +82,7 @@ def describe_validation_error(error: ValidationError, accepts: dict[str, str]) -
     return " ".join(lines)
 
 
-def load_index_settings(**overrides: object) -> IndexSettings:
+def load_index_settings(**overrides: Any) -> IndexSettings:
     """Read the environment, apply explicit overrides (e.g. CLI flags) and validate."""
     try:
         return IndexSettings(**{k: v for k, v in overrides.items() if v is not None})

@@ -21,7 +21,10 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 from minirag_index.scope import sql_string
 
 if TYPE_CHECKING:
+    import numpy as np
     import pyarrow as pa
+
+    Vector = Sequence[float] | np.ndarray  # one embedding, as a list or as numpy gives it
 
 log = logging.getLogger(__name__)
 
@@ -106,7 +109,7 @@ def _row_id(source: str, chunk_index: int) -> str:
     return f"{source}\x1f{chunk_index}"
 
 
-def _row(doc: SourceDoc, index: int, chunk: ChunkInput, vector: Any, now: float) -> dict:
+def _row(doc: SourceDoc, index: int, chunk: ChunkInput, vector: Any, now: float) -> dict[str, Any]:
     return {
         "id": _row_id(doc.source, index),
         "source": doc.source,
@@ -431,7 +434,7 @@ class Store:
             },
         )
 
-    def _update_columns(self, keys: list[str], columns: dict[str, tuple[list, str]]) -> None:
+    def _update_columns(self, keys: list[str], columns: dict[str, tuple[list[Any], str]]) -> None:
         """Overwrite only ``columns`` on the rows matching ``keys``; other columns stay."""
         table = self.table()
         if table is None or not next(iter(columns.values()))[0]:
@@ -548,7 +551,7 @@ class Store:
         rows.sort(key=lambda r: (r["source"], r["chunk_index"]))
         return [StoredChunk(**r) for r in rows]
 
-    def vector_search(self, vector: Sequence[float], limit: int, where: str | None) -> list[dict]:
+    def vector_search(self, vector: Vector, limit: int, where: str | None) -> list[dict[str, Any]]:
         table = self.table()
         if table is None:
             return []
@@ -559,16 +562,19 @@ class Store:
 
     def keyword_search(
         self, text: str, limit: int, where: str | None, columns: list[str] | None = None
-    ) -> list[dict]:
+    ) -> list[dict[str, Any]]:
         """BM25 over the text and title indexes; rows carry ``columns`` (default: the chunk
         columns) and ``_score``."""
-        from lancedb.query import MultiMatchQuery
+        from lancedb.query import FullTextOperator, MultiMatchQuery
 
         table = self.table()
         indexed = self.keyword_columns()
         if table is None or not indexed or not text.strip():
             return []
-        query = table.search(MultiMatchQuery(text, indexed), query_type="fts")
+        query = table.search(
+            MultiMatchQuery(text, indexed, boosts=None, operator=FullTextOperator.OR),
+            query_type="fts",
+        )
         if where:
             query = query.where(where, prefilter=True)
         wanted = [*(columns or CHUNK_COLUMNS), "_score"]

@@ -38,7 +38,9 @@ LEVEL_ITEMS, LEVEL_SENTENCES, LEVEL_RUNS, LEVEL_WORDS, LEVEL_CHARS = range(5)
 LEVEL_LINE = LEVEL_RUNS  # where a single line (heading, table row, code line) starts
 
 
-def _spans_between(doc: str, start: int, end: int, cuts: list[tuple[int, int]]) -> list:
+def _spans_between(
+    doc: str, start: int, end: int, cuts: list[tuple[int, int]]
+) -> list[tuple[int, int]]:
     """Spans of ``doc[start:end]`` left between the separator spans ``cuts``, each stripped."""
     spans = []
     pos = start
