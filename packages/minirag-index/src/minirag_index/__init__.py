@@ -6,6 +6,8 @@ and it embeds and stores them; ask it a question and it fuses vector and keyword
 
 from minirag_index.embedder import Embedder, ModelLoadError
 from minirag_index.index import (
+    DEFAULT_NEIGHBORS,
+    DEFAULT_TOP_K,
     MAX_TOP_K,
     Hit,
     LookAlike,
@@ -21,6 +23,8 @@ from minirag_index.settings import IndexConfigError, IndexSettings, load_index_s
 from minirag_index.store import ChunkInput, IndexMismatchError, SourceDoc, SourceInfo, StoredChunk
 
 __all__ = [
+    "DEFAULT_NEIGHBORS",
+    "DEFAULT_TOP_K",
     "MAX_TOP_K",
     "ChunkInput",
     "Embedder",

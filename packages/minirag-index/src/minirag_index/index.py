@@ -8,7 +8,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Collection, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
@@ -31,6 +31,7 @@ SNAPSHOT_VECTOR_BYTES = 256 * 1024 * 1024  # see snapshot.py
 SECTION_CACHE_LIMIT = 5_000  # rebuilt sections kept per table version
 MAX_TOP_K = 100
 DEFAULT_TOP_K = 10
+DEFAULT_NEIGHBORS = 2  # chunks read on each side of a hit, unless asked for others
 
 
 def candidate_count(top_k: int) -> int:
@@ -56,20 +57,6 @@ class Hit:
     parent_id: str
     pages: str | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        data: dict[str, Any] = {
-            "text": self.text,
-            "source": self.source,
-            "title": self.title,
-            "chunkIndex": self.chunk_index,
-            "score": self.score,
-            "distance": self.distance,
-            "parentId": self.parent_id,
-        }
-        if self.pages:
-            data["pages"] = self.pages
-        return data
-
 
 @dataclass(frozen=True)
 class SourceHits:
@@ -85,7 +72,6 @@ class SearchResult:
     parents: dict[str, str]
     keyword_error: str | None = None
     notice: str | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -325,7 +311,11 @@ class MiniragIndex:
         return rebuild_document(chunks) if chunks else None
 
     def neighbors(
-        self, source: str, chunk_index: int, before: int = 1, after: int = 1
+        self,
+        source: str,
+        chunk_index: int,
+        before: int = DEFAULT_NEIGHBORS,
+        after: int = DEFAULT_NEIGHBORS,
     ) -> list[NeighborChunk] | None:
         """The chunks around ``chunk_index`` (inclusive), or None if the source is unknown."""
         if before < 0 or after < 0:

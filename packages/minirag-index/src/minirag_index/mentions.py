@@ -281,12 +281,6 @@ class FirstMatch:
     pages: str | None = None
     """The PDF page(s) of that chunk, when known (filled in by the index)."""
 
-    def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"chunkIndex": self.chunk_index, "snippet": self.snippet}
-        if self.pages:
-            out["pages"] = self.pages
-        return out
-
 
 @dataclass
 class MentionDocument:
@@ -298,17 +292,6 @@ class MentionDocument:
     first_match: FirstMatch | None
     """The first chunk (lowest chunk index) that mentions a term; None for a title-only match."""
 
-    def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "source": self.source,
-            "title": self.title,
-            "matchingChunks": self.matching_chunks,
-            "titleMatch": self.title_match,
-        }
-        if self.first_match is not None:
-            out["firstMatch"] = self.first_match.to_dict()
-        return out
-
 
 @dataclass
 class MentionForm:
@@ -316,9 +299,6 @@ class MentionForm:
     """A word form a term matched (folded: lower case, ё as е)."""
     documents: int
     """Matched documents that contain this form."""
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"form": self.form, "documents": self.documents}
 
 
 @dataclass
@@ -334,23 +314,6 @@ class MentionResult:
     limit: int
     next_offset: int | None = None
     notice: str | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "terms": [t.display for t in self.terms],
-            "match": self.match,
-            "searchedDocuments": self.searched_documents,
-            "matchedDocuments": self.matched_documents,
-            "matchedChunks": self.matched_chunks,
-            "forms": [f.to_dict() for f in self.forms],
-            "documents": [d.to_dict() for d in self.documents],
-            "offset": self.offset,
-        }
-        if self.next_offset is not None:
-            out["nextOffset"] = self.next_offset
-        if self.notice:
-            out["notice"] = self.notice
-        return out
 
 
 # --------------------------------------------------------------------------- search

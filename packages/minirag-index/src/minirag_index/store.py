@@ -13,7 +13,7 @@ import random
 import time
 import warnings
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
@@ -94,7 +94,6 @@ class StoredChunk:
     context_chars: int
     joiner: str
     pages: str | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 def parent_id_for(source: str, section: int) -> str:

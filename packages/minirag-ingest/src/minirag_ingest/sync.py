@@ -57,7 +57,7 @@ import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from minirag_index import (
     IndexMismatchError,
@@ -134,13 +134,6 @@ class SyncReport:
 
     def counts(self) -> dict[str, int]:
         return {name: getattr(self, name) for name in COUNT_NAMES}
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            **self.counts(),
-            "errors": [dict(e) for e in list(self.errors)],
-            "unreadableFiles": list(self.unreadable_files),
-        }
 
     def fail(self, path: str | os.PathLike[str], reason: str) -> None:
         self.errors.append({"path": str(path), "reason": reason})

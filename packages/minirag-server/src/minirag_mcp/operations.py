@@ -1,7 +1,7 @@
 """One function per tool, shared by the MCP server and the CLI so the two cannot drift.
 
-Each takes an :class:`~minirag_mcp.context.AppContext` and the tool's arguments, and returns a
-plain ``dict`` with the tool's camelCase fields. A failure is an exception whose message is
+Each takes an :class:`~minirag_mcp.context.AppContext` and the tool's arguments, and returns
+the tool's result model (:mod:`minirag_mcp.results`). A failure is an exception whose message is
 meant for the user; the server turns it into a tool error, the CLI into ``error:`` and exit 1.
 
 Paths handed to these functions must be absolute: the MCP tools pass on what the client sent
@@ -18,11 +18,43 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
+from minirag_index import DEFAULT_NEIGHBORS, DEFAULT_TOP_K
 from minirag_mcp.context import AppContext, place_problems
+from minirag_mcp.results import (
+    ClassifyTry,
+    Deleted,
+    DocumentText,
+    FacetStatus,
+    FileRow,
+    FileState,
+    FilterCounts,
+    FirstMatchOut,
+    FormOut,
+    HitOut,
+    IgnoreFileOut,
+    Ingested,
+    LabelOut,
+    LabelsStatus,
+    ListResult,
+    LookAlikeOut,
+    MentionDocumentOut,
+    MentionsResult,
+    NeighborOut,
+    NeighborsResult,
+    QueryResult,
+    SourceOut,
+    StatusResult,
+    SyncJob,
+    SyncStarted,
+    UnlistedOut,
+    ValueCount,
+)
 
-DEFAULT_TOP_K = 10
+if TYPE_CHECKING:
+    from minirag_ingest.pipeline import ContentFormat
+
 _URL_LIKE = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*://")
 
 
@@ -80,18 +112,17 @@ def _display(ctx: AppContext, source: str) -> str:
     return ctx.display_path(source)
 
 
-def _look_alikes_for(ctx: AppContext, source: str) -> list[dict[str, Any]] | None:
+def _look_alikes_for(ctx: AppContext, source: str) -> list[LookAlikeOut] | None:
     """Other indexed documents sharing most of this one's text, from the whole index."""
-    rows = []
-    for other in ctx.index.look_alikes(source):
-        row: dict[str, Any] = {
-            "source": other.source,
-            "displayPath": _display(ctx, other.source),
-            "overlap": round(other.overlap, 2),
-        }
-        if other.date:
-            row["date"] = other.date
-        rows.append(row)
+    rows = [
+        LookAlikeOut(
+            source=other.source,
+            display_path=_display(ctx, other.source),
+            overlap=round(other.overlap, 2),
+            date=other.date or None,
+        )
+        for other in ctx.index.look_alikes(source)
+    ]
     return rows or None
 
 
@@ -184,77 +215,72 @@ def apply_label_filter(ctx: AppContext, view: LabelView, indexed: dict[str, Any]
 
 def label_fields(info: Any) -> dict[str, Any]:
     """A row's labels, date and dateSource (only added while the feature is on)."""
-    from minirag_index.filters import public_labels
+    from minirag_index.filters import decode_labels
 
+    stored = decode_labels(info.labels)
+    labels = sorted(stored.labels.items()) if stored is not None else []
     return {
-        "labels": public_labels(info.labels),
+        "labels": {name: LabelOut.of(label) for name, label in labels},
         "date": info.doc_date,
-        "dateSource": info.date_source,
+        "date_source": info.date_source,
     }
 
 
 def _labelled_rows(
-    view: LabelView, rows: list[dict[str, Any]], indexed: dict[str, Any], by_date: bool
-) -> list[dict[str, Any]]:
+    view: LabelView, rows: list[FileRow], indexed: dict[str, Any], by_date: bool
+) -> list[FileRow]:
     """list_files rows with their labels and dates, filtered, newest first when asked."""
     from types import SimpleNamespace
 
     from minirag_index.filters import sort_by_date
 
-    kept: list[dict[str, Any]] = []
+    kept: list[FileRow] = []
     for row in rows:
-        info = indexed.get(row.get("path") or row.get("source") or "")
+        info = indexed.get(row.path or row.source or "")
         if view.filtering and (info is None or info.source not in view.matched):
             continue
         if info is not None:
-            row.update(label_fields(info))
+            row = row.model_copy(update=label_fields(info))
         kept.append(row)
     if not by_date:
         return kept
-    dated = (SimpleNamespace(row=r, doc_date=r.get("date")) for r in kept)
+    dated = (SimpleNamespace(row=r, doc_date=r.date) for r in kept)
     return [item.row for item in sort_by_date(dated)]
 
 
-def _filter_payload(view: LabelView, out: dict[str, Any]) -> None:
-    if view.counts is not None:
-        out["filterCounts"] = dict(view.counts)
-    if view.notice:
-        out["filterNotice"] = view.notice
+def _filter_fields(view: LabelView) -> dict[str, Any]:
+    """filterCounts and filterNotice of a filtered request (nothing without a filter)."""
+    counts = None if view.counts is None else FilterCounts.model_validate(view.counts)
+    return {"filter_counts": counts, "filter_notice": view.notice or None}
 
 
-def _labels_status(ctx: AppContext, infos: dict[str, Any]) -> dict[str, Any] | None:
+def _labels_status(ctx: AppContext, infos: dict[str, Any]) -> LabelsStatus | None:
     """status's labels block, or None when the corpus has no taxonomy file."""
     loader = ctx.taxonomy
     if not loader.present:
         return None
     if loader.error:
-        return {"error": loader.error}
+        return LabelsStatus(error=loader.error)
     from minirag_index.filters import label_stats
     from minirag_ingest.labels.resolve import model_state
 
     taxonomy = loader.get()
     stats, undated = label_stats(infos.values(), taxonomy.filter_vocabulary())
-    facets: dict[str, Any] = {}
+    facets: dict[str, FacetStatus] = {}
     for facet in taxonomy.facets:
         counted = stats[facet.name]
-        entry: dict[str, Any] = {
-            "question": facet.question,
-            "values": [
-                {"id": v.id, "description": v.description, "count": counted.values[v.id]}
+        facets[facet.name] = FacetStatus(
+            question=facet.question,
+            values=[
+                ValueCount(id=v.id, description=v.description, count=counted.values[v.id])
                 for v in facet.values
             ],
-            "unlabelled": counted.unlabelled,
-            "uncertain": counted.uncertain,
-        }
-        if facet.within:
-            entry["within"] = list(facet.within)
-        facets[facet.name] = entry
-    block: dict[str, Any] = {"facets": facets, "undated": undated}
+            unlabelled=counted.unlabelled,
+            uncertain=counted.uncertain,
+            within=list(facet.within) or None,
+        )
     state, hint = model_state(taxonomy, ctx.config.index.CACHE_DIR)
-    block["model"] = state
-    if hint:
-        block["modelHint"] = hint
-    return block
+    return LabelsStatus(facets=facets, undated=undated, model=state, model_hint=hint or None)
 
 
 # -- status ----------------------------------------------------------------------------------
@@ -278,27 +304,25 @@ def scan_extensions() -> frozenset[str]:
     return IMAGE_EXTENSIONS
 
 
-def status(ctx: AppContext) -> dict[str, Any]:
+def status(ctx: AppContext) -> StatusResult:
     """Configuration and index health. Answers even when the configuration is broken."""
     config = ctx.config
     if config.error:
-        return {"version": config.version, "configError": config.error}
+        return StatusResult(version=config.version, config_error=config.error)
     from minirag_ingest.scan import IgnoreFileUnreadable, load_rules
 
     assert config.index is not None
     errors: list[str] = []
-    out: dict[str, Any] = {
+    built = ctx.index_if_built
+    fields: dict[str, Any] = {
         "version": config.version,
         "roots": [str(root) for root in config.roots],
-        "dbPath": str(config.db_path),
-        "cacheDir": str(config.index.CACHE_DIR),
-        "modelName": config.index.MODEL_NAME,
+        "db_path": str(config.db_path),
+        "cache_dir": str(config.index.CACHE_DIR),
+        "model_name": config.index.MODEL_NAME,
+        "model": "loaded" if built is not None and built.embedder.loaded else "not loaded",
+        "model_error": built.embedder.load_error if built is not None else None,
     }
-    built = ctx.index_if_built
-    out["model"] = "loaded" if built is not None and built.embedder.loaded else "not loaded"
-    if built is not None and built.embedder.load_error:
-        out["modelError"] = built.embedder.load_error
-
     errors.extend(place_problems(config, every_missing_root=True))
     ignore_files = []
     for root in config.roots:
@@ -312,8 +336,8 @@ def status(ctx: AppContext) -> dict[str, Any]:
             errors.append(f"{exc}; nothing under {root} is scanned until it is fixed")
             continue
         if rules is not None:
-            ignore_files.append({"path": str(rules.file), "rules": rules.count})
-    out["ignoreFiles"] = ignore_files
+            ignore_files.append(IgnoreFileOut(path=str(rules.file), rules=rules.count))
+    fields["ignore_files"] = ignore_files
 
     documents = chunks = stale = unsigned = unpaged = 0
     infos: dict[str, Any] = {}
@@ -329,31 +353,28 @@ def status(ctx: AppContext) -> dict[str, Any]:
         unpaged = sum(1 for info in infos.values() if lacks_pages(info))
     except Exception as exc:  # reported, never raised: status must always answer
         errors.append(f"the index at {config.db_path} could not be read: {exc}")
-    out.update(documents=documents, chunks=chunks, staleChunkCount=stale)
+    fields.update(documents=documents, chunks=chunks, stale_chunk_count=stale)
     if stale:
-        out["schemeWarning"] = (
+        fields["scheme_warning"] = (
             f"{stale} chunks were cut by an older chunking scheme and rank poorly; "
             "run sync_start (or minirag-mcp sync) to rebuild them."
         )
-    if unsigned:
-        out["unsignedSourceCount"] = unsigned
-    if unpaged:
-        out["unpagedSourceCount"] = unpaged
+    fields["unsigned_source_count"] = unsigned or None
+    fields["unpaged_source_count"] = unpaged or None
     try:
-        labels = _labels_status(ctx, infos)
+        fields["labels"] = _labels_status(ctx, infos)
     except Exception as exc:  # reported, never raised: status must always answer
-        labels = {"error": f"the labels could not be counted: {exc}"}
-    if labels is not None:
-        out["labels"] = labels
+        fields["labels"] = LabelsStatus(error=f"the labels could not be counted: {exc}")
     engine = ocr_engine()
-    out["ocr"] = engine or "unavailable"
+    fields["ocr"] = engine or "unavailable"
     if engine is None:
         from minirag_ingest.install import install_hint
 
-        out["ocrHint"] = f"Scanned PDFs and image files need the [ocr] extra: {install_hint('ocr')}"
-    if errors:
-        out["errors"] = errors
-    return out
+        fields["ocr_hint"] = (
+            f"Scanned PDFs and image files need the [ocr] extra: {install_hint('ocr')}"
+        )
+    fields["errors"] = errors or None
+    return StatusResult(**fields)
 
 
 # -- syncing ---------------------------------------------------------------------------------
@@ -365,15 +386,14 @@ def _scope_path(ctx: AppContext, scope: str | None) -> Path | None:
     return Path(_contained(ctx, require_absolute(scope, ctx.wording.arg("scope"))))
 
 
-def sync_start(ctx: AppContext, scope: str | None = None) -> dict[str, Any]:
+def sync_start(ctx: AppContext, scope: str | None = None) -> SyncStarted:
     """Start a background sync; returns at once with its jobId."""
     ctx.require_places()
     path = _scope_path(ctx, scope)
-    job_id = ctx.jobs.start(path)
-    return {"jobId": job_id}
+    return SyncStarted(job_id=ctx.jobs.start(path))
 
 
-def sync_status(ctx: AppContext, job_id: str) -> dict[str, Any]:
+def sync_status(ctx: AppContext, job_id: str) -> SyncJob:
     """The state, counts, errors and progress of a sync job."""
     ctx.require_config()
     if not job_id or not str(job_id).strip():
@@ -384,21 +404,21 @@ def sync_status(ctx: AppContext, job_id: str) -> dict[str, Any]:
             f"no sync job {job_id!r} is known to this server (jobs last as long as the server "
             "process); start one with sync_start"
         )
-    return job.to_dict()
+    return SyncJob.of(job)
 
 
 def sync_run(
     ctx: AppContext,
     scope: str | None = None,
-    on_progress: Callable[[dict[str, Any]], None] | None = None,
+    on_progress: Callable[[SyncJob], None] | None = None,
     poll: float = 0.2,
     stop: threading.Event | None = None,
-) -> dict[str, Any]:
+) -> SyncJob:
     """Run a sync to the end (the CLI's ``sync``): start a job and wait for it.
 
     Once ``stop`` is set the job is asked to stop, and this returns when it has (state
     ``interrupted``), its background thread finished."""
-    job_id = sync_start(ctx, scope)["jobId"]
+    job_id = sync_start(ctx, scope).job_id
     cancelled = False
     while True:
         if stop is not None and stop.is_set() and not cancelled:
@@ -407,7 +427,7 @@ def sync_run(
         current = sync_status(ctx, job_id)
         if on_progress is not None:
             on_progress(current)
-        if current["state"] != "running":
+        if current.state != "running":
             ctx.jobs.wait(job_id)  # ended: this joins its thread
             return current
         ctx.jobs.wait(job_id, timeout=poll)
@@ -416,27 +436,19 @@ def sync_run(
 # -- ingesting -------------------------------------------------------------------------------
 
 
-def _ingest_payload(result: Any) -> dict[str, Any]:
-    out = {"source": result.source, "title": result.title, "chunks": result.chunks}
-    problem = getattr(result, "label_problem", None)
-    if problem:
-        out["labelProblem"] = problem
-    return out
-
-
-def ingest_file(ctx: AppContext, file_path: str, labels: Any = None) -> dict[str, Any]:
+def ingest_file(ctx: AppContext, file_path: str, labels: Any = None) -> Ingested:
     """Ingest (or re-ingest) one file under the roots.
 
     ``labels`` is a job's labelling (:meth:`Pipeline.labelling`) shared by several ingests, as
     the CLI's folder ingest does; without it this call is a labelling job of its own."""
     ctx.require_places()
     path = _contained(ctx, require_absolute(file_path))
-    return _ingest_payload(ctx.pipeline.ingest_file(Path(path), labels=labels))
+    return Ingested.of(ctx.pipeline.ingest_file(Path(path), labels=labels))
 
 
 def ingest_data(
     ctx: AppContext, source: str, content: str, format: str = "markdown", title: str | None = None
-) -> dict[str, Any]:
+) -> Ingested:
     """Index text the client holds under a source id of its choosing."""
     ctx.require_places()
     if not source or not str(source).strip():
@@ -445,20 +457,20 @@ def ingest_data(
         raise OperationError(f"format must be text, markdown or html, got {format!r}")
     if not content or not content.strip():
         raise OperationError("content is empty: there is nothing to index")
-    result = ctx.pipeline.ingest_data(str(source).strip(), content, format, title=title)
-    return _ingest_payload(result)
+    fmt = cast("ContentFormat", format)  # one of the three, checked just above
+    return Ingested.of(ctx.pipeline.ingest_data(str(source).strip(), content, fmt, title=title))
 
 
-def ingest_url(ctx: AppContext, url: str, source: str | None = None) -> dict[str, Any]:
+def ingest_url(ctx: AppContext, url: str, source: str | None = None) -> Ingested:
     """Fetch an http(s) page, convert it and index it."""
     ctx.require_places()
     if not url or not str(url).strip():
         raise OperationError("url is required")
     source = str(source).strip() if source and str(source).strip() else None
-    return _ingest_payload(ctx.pipeline.ingest_url(str(url).strip(), source))
+    return Ingested.of(ctx.pipeline.ingest_url(str(url).strip(), source))
 
 
-def classify_try(ctx: AppContext, file_path: str) -> dict[str, Any]:
+def classify_try(ctx: AppContext, file_path: str) -> ClassifyTry:
     """Label one file the way an ingest would and return everything (nothing is stored).
 
     Loads the choice model when a facet needs it and releases it before returning. Refuses
@@ -495,10 +507,20 @@ def classify_try(ctx: AppContext, file_path: str) -> dict[str, Any]:
         )
 
     with ModelSession(taxonomy.model, config.index.CACHE_DIR) as session:
-        return try_file(path, taxonomy, session, roots=ctx.roots.paths, convert=convert)
+        tried = try_file(path, taxonomy, session, roots=ctx.roots.paths, convert=convert)
+    return ClassifyTry.of(tried)
 
 
 # -- searching -------------------------------------------------------------------------------
+
+
+def _labelled_infos(ctx: AppContext, view: LabelView, sources: set[str]) -> dict[str, Any]:
+    """The index's rows of ``sources`` when rows carry labels, else nothing."""
+    if not view.on or not sources:
+        return {}
+    from minirag_index.filters import sources_filter_sql
+
+    return ctx.index.store.sources(sources_filter_sql(sources))
 
 
 def query_documents(
@@ -509,7 +531,7 @@ def query_documents(
     labels: dict[str, Any] | None = None,
     date_from: str | None = None,
     date_to: str | None = None,
-) -> dict[str, Any]:
+) -> QueryResult:
     """Hybrid search; hits, their documents (with displayPath) and their parent sections."""
     ctx.require_places()
     if not query or not str(query).strip():
@@ -520,39 +542,32 @@ def query_documents(
         apply_label_filter(ctx, view, ctx.index.sources(scope or None))
         only = view.matched
     result = ctx.index.search(str(query), top_k=int(top_k), scope=scope or None, sources=only)
-    infos: dict[str, Any] = {}
-    if view.on and result.sources:
-        from minirag_index.filters import sources_filter_sql
-
-        infos = ctx.index.store.sources(sources_filter_sql({s.source for s in result.sources}))
-    sources = []
-    for item in result.sources:
-        row: dict[str, Any] = {
-            "source": item.source,
-            "title": item.title,
-            "hits": item.hits,
-            "displayPath": _display(ctx, item.source),
-        }
-        if item.source in infos:
-            row.update(label_fields(infos[item.source]))
-        look = _look_alikes_for(ctx, item.source)
-        if look:
-            row["lookAlikes"] = look
-        sources.append(row)
-    out: dict[str, Any] = {
-        "hits": [hit.to_dict() for hit in result.hits],
-        "sources": sources,
-        "parents": dict(result.parents),
-    }
-    _filter_payload(view, out)
-    if result.notice:
-        out["notice"] = result.notice
+    infos = _labelled_infos(ctx, view, {s.source for s in result.sources})
+    sources = [
+        SourceOut(
+            source=item.source,
+            title=item.title,
+            hits=item.hits,
+            display_path=_display(ctx, item.source),
+            **(label_fields(infos[item.source]) if item.source in infos else {}),
+            look_alikes=_look_alikes_for(ctx, item.source),
+        )
+        for item in result.sources
+    ]
+    warning = None
     if result.keyword_error:
-        out["warning"] = (
+        warning = (
             f"{result.keyword_error}; these results come from vector search only, so exact "
             "terms may be missing."
         )
-    return out
+    return QueryResult(
+        hits=[HitOut.of(hit) for hit in result.hits],
+        sources=sources,
+        parents=dict(result.parents),
+        **_filter_fields(view),
+        notice=result.notice or None,
+        warning=warning,
+    )
 
 
 def find_mentions(
@@ -564,7 +579,7 @@ def find_mentions(
     labels: dict[str, Any] | None = None,
     date_from: str | None = None,
     date_to: str | None = None,
-) -> dict[str, Any]:
+) -> MentionsResult:
     """Every document mentioning the terms, counted and paged."""
     ctx.require_places()
     if isinstance(terms, str):
@@ -583,29 +598,41 @@ def find_mentions(
         doc_filter = view.matched.__contains__
     try:
         result = ctx.index.find_mentions(
-            terms, match=match, scope=scope or None, doc_filter=doc_filter, offset=int(offset)
+            terms,
+            match="any" if match == "any" else "all",
+            scope=scope or None,
+            doc_filter=doc_filter,
+            offset=int(offset),
         )
     except ValueError as exc:  # an empty or malformed term
         raise OperationError(str(exc)) from None
-    out = result.to_dict()
-    infos: dict[str, Any] = {}
-    if view.on and out["documents"]:
-        from minirag_index.filters import sources_filter_sql
-
-        infos = ctx.index.store.sources(sources_filter_sql({d["source"] for d in out["documents"]}))
-    documents = []
-    for document in out["documents"]:
-        source = document.pop("source")
-        row = {"source": source, "displayPath": _display(ctx, source), **document}
-        if source in infos:
-            row.update(label_fields(infos[source]))
-        look = _look_alikes_for(ctx, source)
-        if look:
-            row["lookAlikes"] = look
-        documents.append(row)
-    out["documents"] = documents
-    _filter_payload(view, out)
-    return out
+    infos = _labelled_infos(ctx, view, {d.source for d in result.documents})
+    documents = [
+        MentionDocumentOut(
+            source=doc.source,
+            display_path=_display(ctx, doc.source),
+            title=doc.title,
+            matching_chunks=doc.matching_chunks,
+            title_match=doc.title_match,
+            first_match=None if doc.first_match is None else FirstMatchOut.of(doc.first_match),
+            **(label_fields(infos[doc.source]) if doc.source in infos else {}),
+            look_alikes=_look_alikes_for(ctx, doc.source),
+        )
+        for doc in result.documents
+    ]
+    return MentionsResult(
+        terms=[term.display for term in result.terms],
+        match=result.match,
+        searched_documents=result.searched_documents,
+        matched_documents=result.matched_documents,
+        matched_chunks=result.matched_chunks,
+        forms=[FormOut(form=f.form, documents=f.documents) for f in result.forms],
+        documents=documents,
+        offset=result.offset,
+        next_offset=result.next_offset,
+        notice=result.notice or None,
+        **_filter_fields(view),
+    )
 
 
 # -- reading ---------------------------------------------------------------------------------
@@ -616,9 +643,9 @@ def read_chunk_neighbors(
     chunk_index: int,
     file_path: str | None = None,
     source: str | None = None,
-    before: int = 2,
-    after: int = 2,
-) -> dict[str, Any]:
+    before: int = DEFAULT_NEIGHBORS,
+    after: int = DEFAULT_NEIGHBORS,
+) -> NeighborsResult:
     """The chunks around one chunk of a document, the target marked."""
     ctx.require_places()
     words = ctx.wording
@@ -635,37 +662,29 @@ def read_chunk_neighbors(
             f"there is no chunk {int(chunk_index)} in {_display(ctx, key)}: it has {count} "
             f"chunks, so chunkIndex goes from 0 to {count - 1}"
         )
-    rows = []
-    for chunk in chunks:
-        row: dict[str, Any] = {
-            "chunkIndex": chunk.chunk_index,
-            "text": chunk.text,
-            "parentId": chunk.parent_id,
-        }
-        if chunk.pages:
-            row["pages"] = chunk.pages
-        if chunk.is_target:
-            row["isTarget"] = True
-        rows.append(row)
-    return {"source": key, "displayPath": _display(ctx, key), "chunks": rows}
+    return NeighborsResult(
+        source=key,
+        display_path=_display(ctx, key),
+        chunks=[NeighborOut.of(chunk) for chunk in chunks],
+    )
 
 
 def read_file(
     ctx: AppContext, file_path: str | None = None, source: str | None = None
-) -> dict[str, Any]:
+) -> DocumentText:
     """A whole indexed document rebuilt as Markdown."""
     ctx.require_places()
     key = _lookup_source(ctx, file_path, source)
     info = ctx.index.sources(key).get(key)
     text = ctx.index.read_document(key) if info is not None else None
-    if text is None:
+    if info is None or text is None:
         raise _not_indexed(key)
-    return {"source": key, "title": info.title, "text": text}
+    return DocumentText(source=key, title=info.title, text=text)
 
 
 def delete_file(
     ctx: AppContext, file_path: str | None = None, source: str | None = None
-) -> dict[str, Any]:
+) -> Deleted:
     """Remove a document from the index; the file on disk is untouched."""
     ctx.require_places()
     key = _lookup_source(ctx, file_path, source)
@@ -674,7 +693,7 @@ def delete_file(
         raise _not_indexed(key)
     with contextlib.suppress(Exception):  # rows are gone; index upkeep can wait for later
         ctx.index.refresh()
-    return {"source": key, "deleted": deleted}
+    return Deleted(source=key, deleted=deleted)
 
 
 # -- listing ---------------------------------------------------------------------------------
@@ -701,7 +720,7 @@ def list_files(
     date_from: str | None = None,
     date_to: str | None = None,
     sort: str | None = None,
-) -> dict[str, Any]:
+) -> ListResult:
     """Files on disk under the roots with their state, plus indexed data and url sources.
 
     With a label or date filter only indexed documents that match are listed."""
@@ -731,43 +750,51 @@ def list_files(
         raise OperationError(str(exc)) from None
     indexed = ctx.index.sources(scope_text)
     without_ocr = ocr_engine() is None
-    files: list[dict[str, Any]] = []
+    files: list[FileRow] = []
     seen: set[str] = set()
     for item in scanned.files if scanned else []:
         path = str(item.path)
         seen.add(path)
         info = indexed.get(path)
-        row: dict[str, Any] = {"path": path, "displayPath": _display(ctx, path)}
         if info is None:
-            row.update(state="not_indexed", chunks=0)
+            files.append(
+                FileRow(path=path, display_path=_display(ctx, path), state="not_indexed", chunks=0)
+            )
+            continue
+        unchanged = info.size == item.size and abs(info.mtime - item.mtime) < 1e-3
+        state: FileState
+        if unchanged and info.scheme >= SCHEME_VERSION:
+            state = "indexed"
+        elif unchanged and without_ocr and info.ocr_engine:
+            state = "unreadable"  # sync keeps it: reading it again needs the [ocr] extra
+        elif unchanged and lacks_pages(info):
+            state = "stale_pages"  # the next sync reads it again for its page numbers
         else:
-            unchanged = info.size == item.size and abs(info.mtime - item.mtime) < 1e-3
-            if unchanged and info.scheme >= SCHEME_VERSION:
-                state = "indexed"
-            elif unchanged and without_ocr and info.ocr_engine:
-                state = "unreadable"  # sync keeps it: reading it again needs the [ocr] extra
-            elif unchanged and lacks_pages(info):
-                state = "stale_pages"  # the next sync reads it again for its page numbers
-            else:
-                state = "stale"
-            row.update(state=state, chunks=info.chunk_count)
-            row["title"] = info.title
-            row["ocrEngine"] = info.ocr_engine or ""
-        files.append(row)
-    unlisted = [u for u in scanned.unlisted] if scanned else []
+            state = "stale"
+        files.append(
+            FileRow(
+                path=path,
+                display_path=_display(ctx, path),
+                state=state,
+                chunks=info.chunk_count,
+                title=info.title,
+                ocr_engine=info.ocr_engine or "",
+            )
+        )
+    unlisted = list(scanned.unlisted) if scanned else []
     for source, info in sorted(indexed.items()):
         if source in seen or not in_scope(source, scope_text):
             continue
         if info.source_type != "file":
             files.append(
-                {
-                    "source": source,
-                    "displayPath": source,
-                    "state": "indexed",
-                    "chunks": info.chunk_count,
-                    "title": info.title,
-                    "sourceType": info.source_type,
-                }
+                FileRow(
+                    source=source,
+                    display_path=source,
+                    state="indexed",
+                    chunks=info.chunk_count,
+                    title=info.title,
+                    source_type=info.source_type,
+                )
             )
             continue
         state = "missing"
@@ -776,22 +803,22 @@ def list_files(
         elif without_ocr and _unscanned_image(ctx, source):
             state = "unreadable"
         files.append(
-            {
-                "path": source,
-                "displayPath": _display(ctx, source),
-                "state": state,
-                "chunks": info.chunk_count,
-                "title": info.title,
-                "ocrEngine": info.ocr_engine or "",
-            }
+            FileRow(
+                path=source,
+                display_path=_display(ctx, source),
+                state=state,
+                chunks=info.chunk_count,
+                title=info.title,
+                ocr_engine=info.ocr_engine or "",
+            )
         )
     if view.on:
         apply_label_filter(ctx, view, indexed)
         files = _labelled_rows(view, files, indexed, sort == "date")
-    out: dict[str, Any] = {"files": files}
-    _filter_payload(view, out)
-    if scanned and scanned.ignored:
-        out["ignored"] = scanned.ignored
-    if unlisted:
-        out["unlistedFolders"] = [{"path": str(u.path), "reason": u.message} for u in unlisted]
-    return out
+    return ListResult(
+        files=files,
+        **_filter_fields(view),
+        ignored=scanned.ignored if scanned and scanned.ignored else None,
+        unlisted_folders=[UnlistedOut(path=str(u.path), reason=u.message) for u in unlisted]
+        or None,
+    )
