@@ -30,6 +30,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import timedelta
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -96,11 +97,16 @@ def _terms_config(column: str) -> object:
     )
 
 
-def _title_line(row: dict) -> str:
-    """The document's own first paragraph (Cranfield: the abstract's title line)."""
-    return (
-        row["text"][row["context_chars"] :].split("\n\n", 1)[0] if row["chunk_index"] == 0 else ""
-    )
+def add_title_lines(rows: list[dict]) -> None:
+    """Give every chunk row its document's own first paragraph as ``title_line`` (Cranfield:
+    the abstract's title line, which the file also repeats before the abstract)."""
+    firsts = {
+        r["source"]: r["text"][r["context_chars"] :].split("\n\n", 1)[0]
+        for r in rows
+        if r["chunk_index"] == 0
+    }
+    for r in rows:
+        r["title_line"] = firsts.get(r["source"], "")
 
 
 def variants() -> dict[str, Variant]:
@@ -163,11 +169,11 @@ def variants() -> dict[str, Variant]:
         "terms-title-line": Variant(
             {
                 "text_terms": lambda r: kt.index_terms(r["text"]),
-                "title_terms": lambda r: kt.index_terms(_title_line(r)),
+                "title_terms": lambda r: kt.index_terms(r["title_line"]),
             },
             _terms_config,
             kt.query_terms,
-            notes="title column = the document's first paragraph, on its first chunk",
+            notes="title column = the document's first paragraph, on every chunk of it",
         ),
     }
 
@@ -217,7 +223,12 @@ def keyword_ranked(table, variant: Variant, questions: list[str], limit: int, si
         hits = []
         if text.strip():
             query = table.search(MultiMatchQuery(text, list(variant.columns)), query_type="fts")
-            hits = query.select(["source", "chunk_index", "_score"]).limit(limit).to_arrow().to_pylist()
+            hits = (
+                query.select(["source", "chunk_index", "_score"])
+                .limit(limit)
+                .to_arrow()
+                .to_pylist()
+            )
         side.query_ms.append((time.perf_counter() - started) * 1000)
         ranked.append([(h["source"], h["chunk_index"]) for h in hits])
     return ranked
@@ -242,13 +253,23 @@ def evaluate(
     return score(ranked, qs.judged)
 
 
-def synced_index(corpus: str, docs: Path, keep: Path, model_dir: Path):
+def with_prefixes(embedder, query_prefix: str, passage_prefix: str) -> None:
+    """Make ``embedder`` put e5-style prefixes before what it embeds (vectors only: the stored
+    chunk text stays as it is)."""
+    embed_query, embed_passages = embedder.embed_query, embedder.embed_passages
+    embedder.embed_query = lambda text: embed_query(query_prefix + text)
+    embedder.embed_passages = lambda texts: embed_passages([passage_prefix + t for t in texts])
+
+
+def synced_index(corpus: str, docs: Path, keep: Path, model_dir: Path, prefixes=None):
     """The corpus synced into ``keep/corpus`` (reused when already there)."""
     from minirag_ingest.sync import sync
 
     db = keep / f"db-{corpus}"
     fresh = not db.exists()
     pipeline = c.open_pipeline([docs], db, model_dir)
+    if prefixes:
+        with_prefixes(pipeline.index.embedder, *prefixes)
     if fresh:
         started = time.perf_counter()
         report = sync(pipeline)
@@ -268,6 +289,12 @@ def main() -> None:
     parser.add_argument("--sweep", default="terms", help="the variant whose fusion is swept")
     parser.add_argument("--keep", type=Path, help="keep (and reuse) the synced indexes here")
     parser.add_argument("--out", type=Path, help="write the figures as JSON here")
+    parser.add_argument(
+        "--prefixes",
+        nargs=2,
+        metavar=("QUERY", "PASSAGE"),
+        help='embed with these prefixes, e.g. "query: " "passage: " for e5 (use a new --keep)',
+    )
     args = parser.parse_args()
 
     work = Path(tempfile.mkdtemp(prefix="minirag-tuning-"))
@@ -284,15 +311,24 @@ def main() -> None:
         vector: dict[str, list[list[Key]]] = {}
         rows_of: dict[str, list[dict]] = {}
         for corpus in sorted({s.corpus for s in sets.values()}):
-            index = synced_index(corpus, corpus_docs(corpus, xquad, cranfield), keep, model_dir)
+            docs = corpus_docs(corpus, xquad, cranfield)
+            index = synced_index(corpus, docs, keep, model_dir, args.prefixes)
             columns = ["source", "chunk_index", "text", "title", "context_chars"]
             rows_of[corpus] = index.store.rows(None, columns)
+            add_title_lines(rows_of[corpus])
             snapshot = index.snapshot()
             for run, qs in sets.items():
                 if qs.corpus == corpus:
                     vecs = [index.embedder.embed_query(q) for q in qs.questions]
                     found = [index.vector_rows(v, limit, None, snapshot) for v in vecs]
                     vector[run] = [[(r["source"], r["chunk_index"]) for r in f] for f in found]
+        print(f"\n## Upgrading an index of the earlier layout on open ({c.load()})\n")
+        print("| corpus | chunks | upgrade on open |")
+        print("|---|---|---|")
+        for corpus, rows in rows_of.items():
+            seconds = upgrade_seconds(keep / f"db-{corpus}", work)
+            figures[f"upgrade:{corpus}"] = {"seconds": seconds}
+            print(f"| {corpus} | {len(rows)} | {seconds:.2f} s |")
         sides: dict[str, dict[str, KeywordSide]] = {}
         for name, variant in chosen.items():
             sides[name] = {}
@@ -342,6 +378,14 @@ def main() -> None:
                     cells.append(f"{s.ndcg10:.3f} / {s.mrr10:.3f}")
                     figures[f"{label}:{name}:{run}"] = s.__dict__
                 print(f"| {name}, {label} | " + " | ".join(cells) + " |")
+        for run, qs in sets.items():
+            if args.sweep in sides:
+                keyword = sides[args.sweep][qs.corpus].ranked[run]
+                found = [
+                    len(fused_sources(v, kw, DEFAULT_WEIGHT, DEFAULT_K, DEFAULT_CANDIDATES))
+                    for v, kw in zip(vector[run], keyword, strict=True)
+                ]
+                print(f"{run}: {statistics.mean(found):.1f} distinct documents in the top 10 hits")
         if args.sweep in sides:
             sweep(sets, vector, sides[args.sweep], figures)
     finally:
@@ -349,6 +393,39 @@ def main() -> None:
         c.footer()
     if args.out:
         args.out.write_text(json.dumps(figures, indent=1), encoding="utf-8")
+
+
+def make_old_format(db: Path) -> None:
+    """Turn an index into what the version before the term columns wrote: no term columns,
+    keyword indexes on text and title with the Russian analyser."""
+    import lancedb
+
+    from minirag_index import keyword_index
+
+    table = lancedb.connect(db).open_table("chunks")
+    for ix in table.list_indices():
+        if ix.index_type == "FTS":
+            table.drop_index(ix.name)
+    table.drop_columns([c for c in keyword_index.TERM_COLUMNS if c in table.schema.names])
+    for column in ("text", "title"):
+        table.create_index(column, config=_russian(column), replace=True)
+    table.optimize(cleanup_older_than=timedelta(0))
+
+
+def upgrade_seconds(db: Path, work: Path) -> float:
+    """How long opening an index of the earlier layout takes (the upgrade runs on open)."""
+    from minirag_index.store import Store
+
+    old = work / f"old-{db.name}"
+    shutil.copytree(db, old)
+    make_old_format(old)
+    started = time.perf_counter()
+    store = Store(old)
+    store.table()
+    seconds = time.perf_counter() - started
+    assert not store.warnings, store.warnings
+    shutil.rmtree(old, ignore_errors=True)
+    return seconds
 
 
 def sweep(sets: dict[str, QuerySet], vector, per_corpus: dict[str, KeywordSide], figures) -> None:
