@@ -14,8 +14,8 @@ query time to the question, so the two always agree:
   them (``ERR-4711``, ``QP-7.2``, ``ТЗ_2024_015``) — gives its pieces as words and also the
   whole identifier as one term, so its exact spelling outranks documents sharing a piece;
 * :func:`index_terms` keeps every word (nothing falls out of the index); :func:`query_terms`
-  leaves out English and Russian function words (:mod:`minirag_index.stop_words`) unless the
-  query holds nothing else.
+  leaves out English function words (:mod:`minirag_index.stop_words`, which says why Russian
+  ones stay) unless the query holds nothing else.
 
 Terms are joined by single spaces: LanceDB indexes that column with its whitespace tokenizer and
 no analysis of its own. Changing any of this changes what is stored, so ``ANALYSIS_VERSION``
@@ -32,7 +32,7 @@ from functools import lru_cache
 import Stemmer
 
 from minirag_index.folding import fold
-from minirag_index.stop_words import ENGLISH, RUSSIAN
+from minirag_index.stop_words import ENGLISH
 
 __all__ = ["ANALYSIS_VERSION", "MAX_TERM_CHARS", "index_terms", "query_terms", "terms"]
 
@@ -72,7 +72,7 @@ def _word_term(word: str) -> tuple[str, bool]:
     if not word.isascii():
         ascii_form = _fold_accents(word)
         if _CYRILLIC.fullmatch(word):
-            return _stemmer("russian").stemWord(word), word in RUSSIAN
+            return _stemmer("russian").stemWord(word), False
         word = ascii_form
     if _LATIN.fullmatch(word):
         return _stemmer("english").stemWord(word), word in ENGLISH
