@@ -59,7 +59,9 @@ def searchable(table: Any) -> tuple[list[str], Callable[[str], str]]:
     """The indexed columns a keyword query should search, and how to turn a query into text
     for them: the term columns with the analysed query, else an older table's text and title
     indexes with the query as typed."""
-    by_column = {tuple(ix.columns): ix.name for ix in table.list_indices()}
+    by_column = {
+        tuple(ix.columns): ix.name for ix in table.list_indices() if ix.index_type == "FTS"
+    }
     terms = [c for c in TERM_COLUMNS if by_column.get((c,)) == index_name(c)]
     if terms:
         return terms, query_terms
@@ -72,9 +74,10 @@ def ensure_current(table: Any, retry: Callable[[Callable[[], Any]], Any]) -> lis
     import pyarrow as pa
 
     try:
-        indices = {ix.name: tuple(ix.columns) for ix in table.list_indices()}
+        listed = list(table.list_indices())
     except Exception as exc:
         return [f"could not list the index's keyword indexes: {exc}"]
+    indices = {ix.name: tuple(ix.columns) for ix in listed if ix.index_type == "FTS"}
     current = {index_name(c) for c in TERM_COLUMNS}
     old_indexes = [
         name
