@@ -192,16 +192,19 @@ class Pipeline:
             budget=self.index.settings.CHUNK_TOKEN_BUDGET,
             title=title,
         )
-        pages = PageIndex(converted.pages) if converted.pages else None
+        pages: list[str | None] = [None] * len(chunked.chunks)
+        if converted.pages:
+            index = PageIndex(converted.pages, converted.markdown)
+            pages = index.pages_for_chunks([c.body for c in chunked.chunks])
         chunks = [
             ChunkInput(
                 text=c.text,
                 context_chars=c.context_chars,
                 joiner=c.joiner,
                 section=c.section,
-                pages=pages.pages_for(c.text[c.context_chars :]) if pages else None,
+                pages=page,
             )
-            for c in chunked.chunks
+            for c, page in zip(chunked.chunks, pages, strict=True)
         ]
         if not chunks and title:
             # Nothing to read but a name: keep the document findable by it rather than drop it.
