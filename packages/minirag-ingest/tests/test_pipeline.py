@@ -82,13 +82,6 @@ def test_ingest_data_uses_only_a_real_title(pipeline):
     assert titled.title == "Tea guide"
 
 
-def test_empty_document_stays_findable_by_name(pipeline, docs):
-    (docs / "Budget plan 2027.md").write_text("")
-    result = pipeline.ingest_file(docs / "Budget plan 2027.md")
-    assert result.chunks == 1
-    assert pipeline.index.search("Budget plan").hits[0].source.endswith("Budget plan 2027.md")
-
-
 class _Page(http.server.BaseHTTPRequestHandler):
     def do_GET(self):
         body = b"<html><head><title>Release notes</title></head><body><p>Version 2 ships.</p>"

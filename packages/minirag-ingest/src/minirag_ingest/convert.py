@@ -238,6 +238,10 @@ def _run_markitdown(path: Path, kind: str) -> Any:
                 from minirag_ingest.pdf import read_pdf
 
                 return read_pdf(stream)
+            if kind == "ipynb":  # formats before 4 upgraded by nbformat
+                from minirag_ingest.notebooks import as_current_notebook
+
+                stream = as_current_notebook(stream)
             converter = _binary_converter(kind)
             charset = None
             if converter is None:

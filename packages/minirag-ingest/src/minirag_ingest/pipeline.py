@@ -22,6 +22,7 @@ from minirag_ingest.convert import convert_file as _convert_file
 from minirag_ingest.dates import document_date
 from minirag_ingest.labels.resolve import ModelSession, relative_path, resolve_labels
 from minirag_ingest.labels.taxonomy import Taxonomy, TaxonomyError, TaxonomyLoader
+from minirag_ingest.no_text import NO_TEXT_REASON, holds_text
 from minirag_ingest.ocr import DEFAULT_MIN_CHARS_PER_PAGE, OcrEngine
 from minirag_ingest.pages import PageIndex
 from minirag_ingest.roots import Roots
@@ -206,9 +207,6 @@ class Pipeline:
             )
             for c, page in zip(chunked.chunks, pages, strict=True)
         ]
-        if not chunks and title:
-            # Nothing to read but a name: keep the document findable by it rather than drop it.
-            chunks = [ChunkInput(text=f"# {title}")]
         return with_title_line(chunks, title)
 
     def signature_for(self, text: str) -> bytes | None:
@@ -218,7 +216,7 @@ class Pipeline:
 
     def _finish(self, doc: SourceDoc, chunks: list[ChunkInput]) -> Prepared:
         if not chunks:
-            raise ConversionError(doc.source, "the document holds no text to index")
+            raise ConversionError(doc.source, NO_TEXT_REASON)
         signature = self.signature_for(rebuild_document(chunks))
         return Prepared(replace(doc, signature=signature, scheme=SCHEME_VERSION), chunks)
 
@@ -236,6 +234,8 @@ class Pipeline:
             ocr=self.ocr,
             ocr_min_chars_per_page=self.ocr_min_chars_per_page,
         )
+        if not holds_text(converted.markdown):
+            raise ConversionError(path, NO_TEXT_REASON)
         title = choose_title(
             metadata_title=converted.metadata_title,
             markdown=converted.markdown,
@@ -272,6 +272,8 @@ class Pipeline:
         if not source_id.strip():
             raise ValueError("a source id is needed")
         converted = converted or _convert_content(content, fmt)
+        if not holds_text(converted.markdown):
+            raise ConversionError(source_id, NO_TEXT_REASON)
         # A bare id or URL identifies a document without describing it: only a real title counts.
         title = (title or "").strip() or choose_title(
             metadata_title=converted.metadata_title, markdown=converted.markdown, file_name=None
