@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -30,6 +29,7 @@ from minirag_ingest.scan import is_excluded
 from minirag_ingest.settings import IngestSettings
 from minirag_ingest.titles import choose_title, title_prefix_for_chunk
 from minirag_ingest.urls import check_scheme, fetch
+from minirag_ingest.web import convert_page
 
 ContentFormat = Literal["text", "markdown", "html"]
 _HASH_BLOCK = 1 << 20
@@ -359,50 +359,25 @@ class Pipeline:
         self.refresh()
         return result
 
-    def ingest_url(
+    def prepare_url(
         self, url: str, source_id: str | None = None, *, labels: LabelJob | None = None
-    ) -> IngestResult:
+    ) -> Prepared:
+        """Fetch (host guard on every hop), convert with markitdown's URL handling, chunk."""
         check_scheme(url)
         page = fetch(url, allow_private=self.settings.allow_private_urls)
-        converted = convert_fetched(page.content, page.content_type, page.charset, page.final_url)
-        prepared = self.prepare_content(
+        return self.prepare_content(
             source_id or url,
             "",
             "markdown",
             source_type="url",
-            converted=converted,
+            converted=convert_page(page),
             labels=labels,
         )
+
+    def ingest_url(
+        self, url: str, source_id: str | None = None, *, labels: LabelJob | None = None
+    ) -> IngestResult:
+        prepared = self.prepare_url(url, source_id, labels=labels)
         [result] = self.store([prepared])
         self.refresh()
         return result
-
-
-_TYPE_SUFFIX = {
-    "application/pdf": ".pdf",
-    "application/vnd.openxmlformats-officedocument.wordprocessingml.document": ".docx",
-    "application/vnd.openxmlformats-officedocument.presentationml.presentation": ".pptx",
-    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": ".xlsx",
-    "application/epub+zip": ".epub",
-    "text/csv": ".csv",
-}
-
-
-def convert_fetched(content: bytes, content_type: str, charset: str | None, url: str) -> Converted:
-    """Convert a fetched body by its content type; page numbers are never given for URLs."""
-    kind = (content_type or "").split(";")[0].strip().lower()
-    suffix = _TYPE_SUFFIX.get(kind)
-    if suffix is None and kind in ("text/plain", "text/markdown"):
-        text = content.decode(charset or "utf-8", errors="replace")
-        return _convert_content(text, "markdown" if kind == "text/markdown" else "text")
-    if suffix is None:  # HTML and anything unlabelled
-        text = content.decode(charset or "utf-8", errors="replace")
-        return _convert_content(text, "html")
-    with tempfile.TemporaryDirectory() as folder:
-        target = Path(folder) / f"page{suffix}"
-        target.write_bytes(content)
-        try:
-            converted = _convert_file(target, max_file_size=len(content) + 1)
-        except ConversionError as exc:
-            raise ConversionError(url, exc.reason) from None
-    return replace(converted, pages=None)
