@@ -9,7 +9,10 @@ rows and pipes, heading marks and punctuation. A letter or a digit anywhere else
 
 from __future__ import annotations
 
+import os
 import re
+
+from minirag_ingest.convert import ConversionError
 
 NO_TEXT_REASON = (
     "converted to no text: the document is empty or holds only markup or pictures, "
@@ -25,3 +28,10 @@ def holds_text(markdown: str) -> bool:
     """True when ``markdown`` has a letter or digit outside comments and fence lines."""
     bare = _FENCE_LINE.sub("", _COMMENT.sub("", markdown))
     return _WORD_CHAR.search(bare) is not None
+
+
+class NoText(ConversionError):
+    """A file or content that converted to no text (see :data:`NO_TEXT_REASON`)."""
+
+    def __init__(self, path: str | os.PathLike[str] | None) -> None:
+        super().__init__(path, NO_TEXT_REASON)

@@ -15,13 +15,13 @@ from typing import Literal
 
 from minirag_index import ChunkInput, MiniragIndex, SourceDoc, rebuild_document
 from minirag_ingest.chunking import SCHEME_VERSION, chunk_markdown
-from minirag_ingest.convert import SUPPORTED_EXTENSIONS, ConversionError, Converted
+from minirag_ingest.convert import SUPPORTED_EXTENSIONS, Converted
 from minirag_ingest.convert import convert_content as _convert_content
 from minirag_ingest.convert import convert_file as _convert_file
 from minirag_ingest.dates import document_date
 from minirag_ingest.labels.resolve import ModelSession, relative_path, resolve_labels
 from minirag_ingest.labels.taxonomy import Taxonomy, TaxonomyError, TaxonomyLoader
-from minirag_ingest.no_text import NO_TEXT_REASON, holds_text
+from minirag_ingest.no_text import NoText, holds_text
 from minirag_ingest.ocr import DEFAULT_MIN_CHARS_PER_PAGE, OcrEngine
 from minirag_ingest.pages import PageIndex
 from minirag_ingest.roots import Roots
@@ -216,7 +216,7 @@ class Pipeline:
 
     def _finish(self, doc: SourceDoc, chunks: list[ChunkInput]) -> Prepared:
         if not chunks:
-            raise ConversionError(doc.source, NO_TEXT_REASON)
+            raise NoText(doc.source)
         signature = self.signature_for(rebuild_document(chunks))
         return Prepared(replace(doc, signature=signature, scheme=SCHEME_VERSION), chunks)
 
@@ -235,7 +235,7 @@ class Pipeline:
             ocr_min_chars_per_page=self.ocr_min_chars_per_page,
         )
         if not holds_text(converted.markdown):
-            raise ConversionError(path, NO_TEXT_REASON)
+            raise NoText(path)
         title = choose_title(
             metadata_title=converted.metadata_title,
             markdown=converted.markdown,
@@ -273,7 +273,7 @@ class Pipeline:
             raise ValueError("a source id is needed")
         converted = converted or _convert_content(content, fmt)
         if not holds_text(converted.markdown):
-            raise ConversionError(source_id, NO_TEXT_REASON)
+            raise NoText(source_id)
         # A bare id or URL identifies a document without describing it: only a real title counts.
         title = (title or "").strip() or choose_title(
             metadata_title=converted.metadata_title, markdown=converted.markdown, file_name=None
