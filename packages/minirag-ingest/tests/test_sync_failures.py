@@ -14,6 +14,7 @@ import pytest
 from minirag_index import ChunkInput, SourceDoc
 from minirag_ingest import pipeline as pipeline_module
 from minirag_ingest.failures import FILE_NAME
+from minirag_ingest.ocr import OcrError
 from minirag_ingest.pipeline import Pipeline
 from minirag_ingest.sync import sync
 from testsupport.documents import blank_pdf
@@ -126,6 +127,29 @@ def test_an_old_title_only_entry_is_removed_when_the_file_converts_to_no_text(
     report = sync(pipeline)
     assert reasons(report)["doc-default.docx"].startswith("converted to no text")
     assert pipeline.index.read_document(str(blank)) is None
+
+
+def test_an_ocr_engine_failure_is_tried_again_next_time(make_pipeline, docs, conversions):
+    scan = docs / "scan.pdf"
+    scan.write_bytes(blank_pdf(1))
+    base = make_pipeline(docs)
+    offline = Pipeline(base.index, base.roots, base.settings, ocr=_OcrOffline())
+    first = sync(offline)
+    assert reasons(first)["scan.pdf"].startswith("OCR failed: could not download")
+    conversions.clear()
+    assert sync(offline).failed == 1
+    assert conversions == [scan]  # a download may work next time: not remembered
+
+
+class _OcrOffline:
+    name = "rapidocr"
+    image_extensions = frozenset({".png"})
+
+    def recognise_image(self, path: Path) -> list[str]:
+        raise OcrError("could not download the OCR model")
+
+    def recognise_pdf_pages(self, path: Path, page_numbers: Sequence[int]) -> dict[int, str]:
+        raise OcrError("could not download the OCR model")
 
 
 class _OcrStandIn:

@@ -15,7 +15,8 @@ A remembered failure is forgotten, and the file read again, when:
 * the file is gone, or is ingested after all.
 
 Only conversion failures are remembered: a file that could not be read (permissions, a drive
-that went away) or stored is tried again next time, since nothing says it would fail again.
+that went away) or stored, or whose OCR failed in the engine itself (a model download), is
+tried again next time, since nothing says it would fail again.
 """
 
 from __future__ import annotations

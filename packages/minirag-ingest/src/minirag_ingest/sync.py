@@ -70,7 +70,7 @@ from minirag_ingest.failures import FailureMemory, settings_key
 from minirag_ingest.labels.resolve import needs_relabel, relative_path
 from minirag_ingest.lock import SyncLock
 from minirag_ingest.no_text import NoText
-from minirag_ingest.ocr import IMAGE_EXTENSIONS
+from minirag_ingest.ocr import IMAGE_EXTENSIONS, OcrError
 from minirag_ingest.roots import in_scope
 from minirag_ingest.scan import ScannedFile, UnlistedFolder, is_excluded, scan
 
@@ -554,10 +554,11 @@ class _Sync:
             log.warning("could not remove the earlier entry of %s: %s", source, exc)
 
     def remember_failure(self, item: _Work, exc: ConversionError) -> None:
-        """Remember a conversion failure; one from not being able to read the file is not."""
+        """Remember a conversion failure. One from not being able to read the file, or from
+        the OCR engine itself (a model download that failed), is not: it may pass."""
         from minirag_ingest.pipeline import file_hash
 
-        if isinstance(exc.__cause__, OSError):
+        if isinstance(exc.__cause__, (OSError, OcrError)):
             return
         try:
             digest = item.content_hash or file_hash(item.file.real)
