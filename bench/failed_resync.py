@@ -131,32 +131,34 @@ def first_sync(tree: Path, root: Path, db: Path, model: Path) -> dict:
     return payload
 
 
-def report(label: str, tree: Path, root: Path, db: Path, model: Path, repeat: int) -> None:
-    variants = (True, False) if tree == c.REPO else (False,)
-    for forget in variants:
-        how = "memory removed before each sync" if forget else "memory kept"
-        if tree != c.REPO:
-            how = "as it is"
-        runs = in_process(tree, root, db, model, repeat + 1, forget)
+def measure(variants: list[tuple[str, Path, Path, bool]], root: Path, model: Path, n: int) -> None:
+    """Each variant (label, code tree, index, forget the memory?) in process, then from a
+    terminal in rounds that take one run of every variant, so a change of load between them
+    hits all of them alike."""
+    for label, tree, db, forget in variants:
+        runs = in_process(tree, root, db, model, n + 1, forget)
         seconds = [r["seconds"] for r in runs[1:]]
         converted = sorted({r["converted"] for r in runs})
         failed = sorted({r["counts"]["failed"] for r in runs})
         print(
-            f"  {label}, {how}: in process {c.spread(seconds, 'ms', 1000, 0)} "
-            f"(the process's first sync, imports included: {runs[0]['seconds']:.2f} s), "
-            f"files converted per sync {converted}, failed {failed}",
+            f"  in process, {label}: {c.spread(seconds, 'ms', 1000, 0)} (the process's first "
+            f"sync, imports included: {runs[0]['seconds']:.2f} s); files converted per sync "
+            f"{converted}, failed {failed}",
             flush=True,
         )
-        walls, exits = [], set()
-        for _ in range(repeat):
+    walls: dict[str, list[float]] = {label: [] for label, *_ in variants}
+    outcome: dict[str, set] = {label: set() for label, *_ in variants}
+    loads = []
+    for _ in range(n):
+        for label, tree, db, forget in variants:
             wall, payload = from_terminal(tree, root, db, model, forget)
-            walls.append(wall)
-            exits.add(payload["exit"])
-        print(
-            f"  {label}, {how}: `minirag-mcp sync` fresh process {c.spread(walls)}, "
-            f"exit {sorted(exits)}, failed {payload.get('failed')}  [{c.load()}]",
-            flush=True,
-        )
+            walls[label].append(wall)
+            outcome[label].add((payload["exit"], payload.get("failed")))
+        loads.append(os.getloadavg()[0])
+    for label, *_ in variants:
+        pairs = ", ".join(f"exit {e} with {f} failed" for e, f in sorted(outcome[label]))
+        print(f"  `minirag-mcp sync`, fresh process, {label}: {c.spread(walls[label])}; {pairs}")
+    print(f"  1-minute load during the rounds: {min(loads):.1f}-{max(loads):.1f}", flush=True)
 
 
 def extract(rev: str, into: Path) -> Path:
@@ -190,15 +192,20 @@ def main() -> None:
                 text=True,
                 check=True,
             ).stdout.strip()
-            trees.append(
-                (f"before ({args.before} {revision})", extract(args.before, work / "before"))
-            )
+            trees.append((f"{args.before} {revision}", extract(args.before, work / "before")))
         trees.append(("this checkout", c.REPO))
+        variants = []
         for number, (label, tree) in enumerate(trees):
             db = work / f"db{number}"
-            print(f"{label}: {sum(1 for p in root.rglob('*') if p.is_file())} files", flush=True)
+            print(f"{label}: first sync", flush=True)
             first_sync(tree, root, db, model_dir)
-            report(label, tree, root, db, model_dir, args.repeat)
+            if tree == c.REPO:
+                variants.append((f"{label}, memory removed before each sync", tree, db, True))
+                variants.append((f"{label}, memory kept", tree, db, False))
+            else:
+                variants.append((label, tree, db, False))
+        print("no-op re-syncs:", flush=True)
+        measure(variants, root, model_dir, args.repeat)
         c.footer()
 
 
