@@ -7,9 +7,10 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from minirag_index.filters import Label
-from minirag_ingest.labels.resolve import ModelSession, classify_hint
+from minirag_ingest.labels.resolve import ModelSession
 from minirag_ingest.labels.taxonomy import ModelSpec, parse_taxonomy
 from minirag_ingest.labels.try_file import classify_try
+from testsupport.classify import register
 
 TOML = """
 [model]
@@ -60,10 +61,11 @@ def write_doc(root: Path) -> Path:
     return path
 
 
-def test_try_with_the_model(tmp_path: Path):
+def test_try_with_the_model(tmp_path: Path, monkeypatch):
     taxonomy = parse_taxonomy(TOML)
     path = write_doc(tmp_path)
-    with ModelSession(taxonomy.model, tmp_path, finder=lambda: (Plugin(), None)) as session:
+    register(monkeypatch, Plugin())
+    with ModelSession(taxonomy.model, tmp_path) as session:
         result = classify_try(path, taxonomy, session, roots=[tmp_path])
     assert result.path == "pilots/2026-08-05 weekly.md"
     project, kind, area = result.facets
@@ -77,10 +79,11 @@ def test_try_with_the_model(tmp_path: Path):
     assert result.problems == []
 
 
-def test_try_without_the_extra_reports_the_problem(tmp_path: Path):
+def test_try_without_the_extra_reports_the_problem(tmp_path: Path, monkeypatch):
     taxonomy = parse_taxonomy(TOML)
     path = write_doc(tmp_path)
-    session = ModelSession(taxonomy.model, tmp_path, finder=lambda: (None, classify_hint()))
+    register(monkeypatch, None)
+    session = ModelSession(taxonomy.model, tmp_path)
     result = classify_try(path, taxonomy, session, roots=[tmp_path])
     project, kind, _ = result.facets
     assert project.label is not None and project.label.value == "pilots"

@@ -19,7 +19,7 @@ from minirag_index.index import (
 )
 from minirag_index.reconstruct import rebuild_document, rebuild_section
 from minirag_index.scope import in_scope
-from minirag_index.settings import IndexConfigError, IndexSettings, load_index_settings
+from minirag_index.settings import ConfigError, IndexSettings, load_index_settings
 from minirag_index.store import ChunkInput, IndexMismatchError, SourceDoc, SourceInfo, StoredChunk
 
 __all__ = [
@@ -27,9 +27,9 @@ __all__ = [
     "DEFAULT_TOP_K",
     "MAX_TOP_K",
     "ChunkInput",
+    "ConfigError",
     "Embedder",
     "Hit",
-    "IndexConfigError",
     "IndexMismatchError",
     "IndexSettings",
     "LookAlike",

@@ -15,15 +15,16 @@ from typing import Literal
 
 from minirag_index import ChunkInput, MiniragIndex, SourceDoc, rebuild_document
 from minirag_ingest.chunking import SCHEME_VERSION, chunk_markdown
-from minirag_ingest.convert import SUPPORTED_EXTENSIONS, Converted
+from minirag_ingest.convert import Converted
 from minirag_ingest.convert import convert_content as _convert_content
 from minirag_ingest.convert import convert_file as _convert_file
 from minirag_ingest.dates import document_date
+from minirag_ingest.formats import SUPPORTED_EXTENSIONS
 from minirag_ingest.labels.resolve import ModelSession, relative_path, resolve_labels
 from minirag_ingest.labels.taxonomy import Taxonomy, TaxonomyError, TaxonomyLoader
 from minirag_ingest.no_text import NoText, holds_text
-from minirag_ingest.ocr import DEFAULT_MIN_CHARS_PER_PAGE, OcrEngine
 from minirag_ingest.pages import PageIndex
+from minirag_ingest.plugins import OcrEngine
 from minirag_ingest.roots import Roots
 from minirag_ingest.scan import is_excluded
 from minirag_ingest.settings import IngestSettings
@@ -148,7 +149,6 @@ class Pipeline:
         *,
         extra_extensions: Sequence[str] = (),
         ocr: OcrEngine | None = None,
-        ocr_min_chars_per_page: int = DEFAULT_MIN_CHARS_PER_PAGE,
         taxonomy: TaxonomyLoader | None = None,
     ):
         self.index = index
@@ -156,7 +156,7 @@ class Pipeline:
         self.settings = settings
         self.taxonomy = taxonomy
         self.ocr = ocr
-        self.ocr_min_chars_per_page = ocr_min_chars_per_page
+        self.ocr_min_chars_per_page = settings.rag_ocr_min_chars_per_page
         ocr_extensions = ocr.image_extensions if ocr is not None else ()
         self.extensions = {
             *SUPPORTED_EXTENSIONS,
@@ -190,7 +190,7 @@ class Pipeline:
         chunked = chunk_markdown(
             converted.markdown,
             count_tokens=self.index.embedder.token_counter(),
-            budget=self.index.settings.CHUNK_TOKEN_BUDGET,
+            budget=self.settings.chunk_token_budget,
             title=title,
         )
         pages: list[str | None] = [None] * len(chunked.chunks)

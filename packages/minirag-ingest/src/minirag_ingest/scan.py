@@ -23,25 +23,9 @@ from pathlib import Path
 
 import pathspec
 
+from minirag_ingest.formats import SUPPORTED_EXTENSIONS
 from minirag_ingest.roots import Roots, is_within
 
-SUPPORTED_EXTENSIONS: frozenset[str] = frozenset(
-    {
-        ".md",
-        ".markdown",
-        ".txt",
-        ".pdf",
-        ".docx",
-        ".pptx",
-        ".xlsx",
-        ".html",
-        ".htm",
-        ".csv",
-        ".epub",
-        ".ipynb",
-        ".vtt",
-    }
-)
 IGNORE_FILE_NAME = ".miniragignore"
 SKIPPED_FOLDER_NAMES = frozenset({"node_modules", "__pycache__", "venv", ".venv"})
 VENV_MARKER = "pyvenv.cfg"

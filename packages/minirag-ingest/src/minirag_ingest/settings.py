@@ -1,8 +1,10 @@
 """Ingest configuration read from the environment, and document-root resolution.
 
-Variables carry no prefix (``BASE_DIR``, ``BASE_DIRS``, ``DB_PATH``, ``MAX_FILE_SIZE``,
-``ALLOW_PRIVATE_URLS``). A variable set to an empty string counts as unset, since launchers such
-as the Claude Desktop bundle pass empty values for fields the user left blank.
+Variables carry no prefix (``BASE_DIR``, ``BASE_DIRS``, ``MAX_FILE_SIZE``, ``ALLOW_PRIVATE_URLS``,
+``CHUNK_TOKEN_BUDGET``), except ``RAG_OCR_MIN_CHARS_PER_PAGE``. ``DB_PATH`` is the index's
+(:class:`~minirag_index.settings.IndexSettings`); :func:`resolve_db_path` only picks its default.
+A variable set to an empty string counts as unset, since launchers such as the Claude Desktop
+bundle pass empty values for fields the user left blank.
 
 ``BASE_DIRS`` is kept as raw text on the model and only parsed by :func:`resolve_roots`, so a
 broken value never stops the settings from loading: ``status`` can still report it.
@@ -15,93 +17,60 @@ import os
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError, field_validator
+from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-DEFAULT_MAX_FILE_SIZE = 104_857_600  # 100 MB
-DB_SUBDIR = Path(".minirag") / "lancedb"
+from minirag_index.settings import SWITCH_ACCEPTS, ConfigError, Switch
+from minirag_index.settings import load_settings as load_any_settings
 
-_TRUE_WORDS = frozenset({"1", "true", "yes", "on"})
-_FALSE_WORDS = frozenset({"0", "false", "no", "off"})
+__all__ = [
+    "DEFAULT_CHUNK_TOKEN_BUDGET",
+    "DEFAULT_MAX_FILE_SIZE",
+    "DEFAULT_MIN_CHARS_PER_PAGE",
+    "ConfigError",
+    "IngestSettings",
+    "load_settings",
+    "resolve_db_path",
+    "resolve_roots",
+]
+
+DEFAULT_MAX_FILE_SIZE = 104_857_600  # 100 MB
+DEFAULT_CHUNK_TOKEN_BUDGET = 110
+DEFAULT_MIN_CHARS_PER_PAGE = 25
+DB_SUBDIR = Path(".minirag") / "lancedb"
 
 BASE_DIRS_EXAMPLE = """BASE_DIRS='["/docs/a", "/docs/b"]'"""
 BASE_DIRS_MESSAGE = "BASE_DIRS must be a JSON array of one or more non-empty path strings"
 
-
-class ConfigError(Exception):
-    """A configuration value is invalid; the message names the variable and what it accepts."""
-
-    def __init__(self, message: str, variable: str | None = None) -> None:
-        super().__init__(message)
-        self.variable = variable
+# What each variable accepts, completing "NAME must be ..." in a configuration error.
+ACCEPTS = {
+    "MAX_FILE_SIZE": "a positive whole number of bytes, e.g. 104857600 for 100 MB",
+    "ALLOW_PRIVATE_URLS": SWITCH_ACCEPTS,
+    "CHUNK_TOKEN_BUDGET": "a whole number from 16 to 128",
+    "RAG_OCR_MIN_CHARS_PER_PAGE": "a whole number of characters, 0 or more (0 turns OCR of "
+    "PDF pages off)",
+}
 
 
 class IngestSettings(BaseSettings):
-    """Environment settings that ingestion needs. Use :func:`load_settings` to get a
-    :class:`ConfigError` instead of a pydantic ``ValidationError`` on a bad value."""
+    """Environment settings that ingestion needs (field names are the variables, any case).
+    Use :func:`load_settings` to get a :class:`ConfigError` instead of a ValidationError."""
 
-    model_config = SettingsConfigDict(extra="ignore", env_ignore_empty=True)
+    model_config = SettingsConfigDict(extra="ignore", env_ignore_empty=True, frozen=True)
 
     base_dir: str | None = None
     base_dirs: str | None = None
-    db_path: str | None = None
-    max_file_size: int = DEFAULT_MAX_FILE_SIZE
-    allow_private_urls: bool = False
-
-    @field_validator("max_file_size", mode="before")
-    @classmethod
-    def _positive_bytes(cls, value: Any) -> int:
-        return parse_max_file_size(value)
-
-    @field_validator("allow_private_urls", mode="before")
-    @classmethod
-    def _switch(cls, value: Any) -> bool:
-        return parse_switch("ALLOW_PRIVATE_URLS", value)
-
-
-def parse_switch(variable: str, value: Any) -> bool:
-    """Accept exactly 1/true/yes/on and 0/false/no/off (any case); reject everything else."""
-    if isinstance(value, bool):
-        return value
-    word = str(value).strip().lower()
-    if word in _TRUE_WORDS:
-        return True
-    if word in _FALSE_WORDS:
-        return False
-    raise ValueError(
-        f"{variable} must be one of 1/true/yes/on or 0/false/no/off (any case); got {value!r}"
-    )
-
-
-def parse_max_file_size(value: Any) -> int:
-    """A positive whole number of bytes; ``bool`` and floats are not sizes."""
-    if isinstance(value, int) and not isinstance(value, bool):
-        size = value
-    elif isinstance(value, str) and value.strip().isdigit():
-        size = int(value.strip())
-    else:
-        size = 0
-    if size <= 0:
-        raise ValueError(
-            "MAX_FILE_SIZE must be a positive whole number of bytes, "
-            f"e.g. 104857600 for 100 MB; got {value!r}"
-        )
-    return size
+    max_file_size: int = Field(default=DEFAULT_MAX_FILE_SIZE, gt=0)
+    allow_private_urls: Switch = False
+    chunk_token_budget: int = Field(default=DEFAULT_CHUNK_TOKEN_BUDGET, ge=16, le=128)
+    # Pages of a PDF whose text layer holds fewer characters are read with OCR (0: never).
+    rag_ocr_min_chars_per_page: int = Field(default=DEFAULT_MIN_CHARS_PER_PAGE, ge=0)
 
 
 def load_settings(**overrides: Any) -> IngestSettings:
-    """Read :class:`IngestSettings` from the environment, turning validation failures into
-    one :class:`ConfigError` whose lines each name the variable at fault."""
-    try:
-        return IngestSettings(**overrides)
-    except ValidationError as exc:
-        lines: list[str] = []
-        variable = None
-        for error in exc.errors():
-            variable = str(error["loc"][0]).upper() if error["loc"] else None
-            cause = (error.get("ctx") or {}).get("error")
-            lines.append(str(cause) if cause is not None else f"{variable}: {error['msg']}")
-        raise ConfigError("\n".join(lines), variable=variable) from None
+    """Read :class:`IngestSettings` from the environment; a bad value raises one
+    :class:`ConfigError` naming every variable at fault."""
+    return load_any_settings(IngestSettings, ACCEPTS, **overrides)
 
 
 def parse_base_dirs(raw: str) -> list[str]:
@@ -151,10 +120,11 @@ def resolve_roots(cli_base_dirs: list[str] | None, settings: IngestSettings) -> 
 
 
 def resolve_db_path(
-    roots: list[Path], settings: IngestSettings, cli_db_path: str | None = None
+    roots: list[Path], configured: str | os.PathLike[str] | None, cli_db_path: str | None = None
 ) -> Path:
-    """``--db-path`` > DB_PATH > ``<first root>/.minirag/lancedb``, as an absolute path."""
-    chosen = cli_db_path if cli_db_path and cli_db_path.strip() else settings.db_path
+    """``--db-path`` > DB_PATH (``configured``) > ``<first root>/.minirag/lancedb``, as an
+    absolute path."""
+    chosen = cli_db_path if cli_db_path and cli_db_path.strip() else configured
     if chosen:
         return Path(os.path.expanduser(chosen)).resolve()
     return roots[0] / DB_SUBDIR

@@ -71,12 +71,13 @@ from minirag_index import (
 from minirag_index.filters import decode_labels
 from minirag_index.scope import sql_string
 from minirag_ingest.chunking import SCHEME_VERSION
-from minirag_ingest.convert import ConversionError
+from minirag_ingest.errors import ConversionError
 from minirag_ingest.failures import FailureMemory, settings_key
+from minirag_ingest.formats import IMAGE_EXTENSIONS
 from minirag_ingest.labels.resolve import needs_relabel, relative_path
 from minirag_ingest.lock import SyncLock
 from minirag_ingest.no_text import NoText
-from minirag_ingest.ocr import IMAGE_EXTENSIONS, OcrError
+from minirag_ingest.ocr import OcrError
 from minirag_ingest.roots import in_scope
 from minirag_ingest.scan import ScannedFile, UnlistedFolder, is_excluded, scan
 

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from minirag_index import DEFAULT_NEIGHBORS, DEFAULT_TOP_K
+from minirag_mcp.config import ConfigProblem
 from minirag_mcp.context import AppContext, place_problems
 from minirag_mcp.results import (
     ClassifyTry,
@@ -209,7 +210,7 @@ def apply_label_filter(ctx: AppContext, view: LabelView, indexed: dict[str, Any]
             (facet := view.taxonomy.facet(name)) is not None and facet.needs_model
             for name in view.filter.labels
         ):
-            state, hint = model_state(view.taxonomy, ctx.config.index.CACHE_DIR)
+            state, hint = model_state(view.taxonomy, ctx.require_config().index.CACHE_DIR)
             view.notice = filter_notice(view.taxonomy, list(view.filter.labels), state, hint)
 
 
@@ -264,7 +265,7 @@ def _labels_status(ctx: AppContext, infos: dict[str, Any]) -> LabelsStatus | Non
     from minirag_index.filters import label_stats
     from minirag_ingest.labels.resolve import model_state
 
-    taxonomy = loader.get()
+    taxonomy = loader.require()
     stats, undated = label_stats(infos.values(), taxonomy.filter_vocabulary())
     facets: dict[str, FacetStatus] = {}
     for facet in taxonomy.facets:
@@ -279,7 +280,7 @@ def _labels_status(ctx: AppContext, infos: dict[str, Any]) -> LabelsStatus | Non
             uncertain=counted.uncertain,
             within=list(facet.within) or None,
         )
-    state, hint = model_state(taxonomy, ctx.config.index.CACHE_DIR)
+    state, hint = model_state(taxonomy, ctx.require_config().index.CACHE_DIR)
     return LabelsStatus(facets=facets, undated=undated, model=state, model_hint=hint or None)
 
 
@@ -287,11 +288,9 @@ def _labels_status(ctx: AppContext, infos: dict[str, Any]) -> LabelsStatus | Non
 
 
 def ocr_engine() -> str | None:
-    """The OCR engine this install offers (found by entry point, nothing loaded), or None."""
-    try:
-        from minirag_ingest.ocr import ocr_engine_name
-    except ImportError:
-        return None
+    """The OCR plug-in this install offers (no engine built), or None."""
+    from minirag_ingest.ocr import ocr_engine_name
+
     return ocr_engine_name()
 
 
@@ -306,12 +305,11 @@ def scan_extensions() -> frozenset[str]:
 
 def status(ctx: AppContext) -> StatusResult:
     """Configuration and index health. Answers even when the configuration is broken."""
+    if isinstance(ctx.config, ConfigProblem):
+        return StatusResult(version=ctx.config.version, config_error=ctx.config.error)
     config = ctx.config
-    if config.error:
-        return StatusResult(version=config.version, config_error=config.error)
     from minirag_ingest.scan import IgnoreFileUnreadable, load_rules
 
-    assert config.index is not None
     errors: list[str] = []
     built = ctx.index_if_built
     fields: dict[str, Any] = {
@@ -365,14 +363,10 @@ def status(ctx: AppContext) -> StatusResult:
         fields["labels"] = _labels_status(ctx, infos)
     except Exception as exc:  # reported, never raised: status must always answer
         fields["labels"] = LabelsStatus(error=f"the labels could not be counted: {exc}")
-    engine = ocr_engine()
-    fields["ocr"] = engine or "unavailable"
-    if engine is None:
-        from minirag_ingest.install import install_hint
+    from minirag_ingest.ocr import ocr_missing
 
-        fields["ocr_hint"] = (
-            f"Scanned PDFs and image files need the [ocr] extra: {install_hint('ocr')}"
-        )
+    fields["ocr"] = ocr_engine() or "unavailable"
+    fields["ocr_hint"] = ocr_missing()
     fields["errors"] = errors or None
     return StatusResult(**fields)
 
@@ -490,11 +484,9 @@ def classify_try(ctx: AppContext, file_path: str) -> ClassifyTry:
     from minirag_ingest.convert import convert_file
     from minirag_ingest.labels.resolve import ModelSession
     from minirag_ingest.labels.try_file import classify_try as try_file
-    from minirag_ingest.ocr import load_ocr_engine
     from minirag_ingest.roots import PathOutsideRoots
 
-    taxonomy = loader.get()
-    engine = load_ocr_engine(config.ocr)
+    taxonomy = loader.require()
     with contextlib.suppress(PathOutsideRoots):  # outside every root: only model facets apply
         path = str(ctx.roots.contain(path))
 
@@ -502,8 +494,8 @@ def classify_try(ctx: AppContext, file_path: str) -> ClassifyTry:
         return convert_file(
             target,
             max_file_size=config.ingest.max_file_size,
-            ocr=engine,
-            ocr_min_chars_per_page=config.ocr.RAG_OCR_MIN_CHARS_PER_PAGE,
+            ocr=config.ocr,
+            ocr_min_chars_per_page=config.ingest.rag_ocr_min_chars_per_page,
         )
 
     with ModelSession(taxonomy.model, config.index.CACHE_DIR) as session:

@@ -20,7 +20,7 @@ from typing import Any
 
 from fastmcp import FastMCP
 
-from minirag_mcp.config import Config, load_config
+from minirag_mcp.config import Config, ConfigProblem, load_config
 from minirag_mcp.context import AppContext
 from minirag_mcp.instructions import build_instructions
 from minirag_mcp.tools import register_tools
@@ -57,7 +57,7 @@ def advertise_tools_only(mcp: FastMCP) -> None:
     low_level.get_capabilities = get_capabilities  # type: ignore[method-assign]
 
 
-def create_app(config: Config | None = None) -> FastMCP:
+def create_app(config: Config | ConfigProblem | None = None) -> FastMCP:
     """Build the server for ``config`` (read from the environment when None)."""
     config = config if config is not None else load_config({})
     mcp = FastMCP(
@@ -71,7 +71,7 @@ def create_app(config: Config | None = None) -> FastMCP:
     return mcp
 
 
-def serve_stdio(config: Config) -> None:
+def serve_stdio(config: Config | ConfigProblem) -> None:
     """Run the server on stdio; nothing but JSON-RPC is written to stdout."""
     from minirag_mcp.warmup import WarmUpAfterInitialize
 

@@ -436,3 +436,10 @@ class TaxonomyLoader:
         if self._error is not None:
             raise TaxonomyError(self._error)
         return self._taxonomy
+
+    def require(self) -> Taxonomy:
+        """The taxonomy; :class:`TaxonomyError` when the file is gone or cannot be parsed."""
+        taxonomy = self.get()
+        if taxonomy is None:
+            raise TaxonomyError(f"there is no {self.path}")
+        return taxonomy
