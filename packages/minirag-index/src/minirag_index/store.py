@@ -1,9 +1,9 @@
 """The LanceDB store: one ``chunks`` table, replaced per source in one commit.
 
 Every row is one chunk and carries its source's metadata (hash, size, mtime, title, scheme,
-labels, date…), so replacing a source is a single ``merge_insert``: a reader sees the old set
-or the new one, never a mix or a gap, and two writers replacing the same source leave one copy.
-The look-alike signature of a source is stored on its chunk 0 only.
+labels, date…; the columns are declared in :mod:`minirag_index.schema`), so replacing a source
+is a single ``merge_insert``: a reader sees the old set or the new one, never a mix or a gap,
+and two writers replacing the same source leave one copy.
 """
 
 from __future__ import annotations
@@ -13,13 +13,37 @@ import random
 import time
 import warnings
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from minirag_index import keyword_index
+from minirag_index.schema import (
+    CHUNK_COLUMNS,
+    SOURCE_COLUMNS,
+    ChunkInput,
+    SourceDoc,
+    SourceInfo,
+    SourceType,
+    StoredChunk,
+    arrow_schema,
+    parent_id_for,
+    row_id,
+    source_infos,
+    table_row,
+)
 from minirag_index.scope import sql_string
+
+__all__ = [
+    "CHUNK_COLUMNS",
+    "ChunkInput",
+    "IndexMismatchError",
+    "SourceDoc",
+    "SourceInfo",
+    "SourceType",
+    "Store",
+    "StoredChunk",
+]
 
 if TYPE_CHECKING:
     import numpy as np
@@ -35,7 +59,6 @@ TABLE = "chunks"
 # commits stay flat (docs/benchmarks.md, "Memory"); the keyword indexes still fit.
 METADATA_CACHE_BYTES = 32 * 1024 * 1024
 INDEX_CACHE_BYTES = 64 * 1024 * 1024
-SourceType = Literal["file", "data", "url"]
 # Old table versions are removed after this long: long enough for a reader that started on one
 # to finish, short enough that the folder does not grow without bound.
 VERSION_RETENTION = timedelta(minutes=2)
@@ -46,157 +69,6 @@ T = TypeVar("T")
 
 class IndexMismatchError(RuntimeError):
     """The index was built with a model of another vector width."""
-
-
-@dataclass(frozen=True)
-class ChunkInput:
-    """One chunk as the chunker produced it (see :mod:`minirag_index.reconstruct`)."""
-
-    text: str
-    context_chars: int = 0
-    joiner: str = ""
-    section: int = 0
-    pages: str | None = None
-
-
-@dataclass(frozen=True)
-class SourceDoc:
-    """What the index keeps about one source besides its chunks."""
-
-    source: str
-    source_type: SourceType = "file"
-    title: str = ""
-    content_hash: str = ""
-    size: int = 0
-    mtime: float = 0.0
-    scheme: int = 0
-    ocr_engine: str = ""
-    doc_date: str | None = None
-    date_source: str | None = None
-    labels: str | None = None
-    signature: bytes | None = None
-
-
-@dataclass(frozen=True)
-class SourceInfo(SourceDoc):
-    chunk_count: int = 0
-    ingested_at: float = 0.0
-    paged: bool = False
-
-
-@dataclass(frozen=True)
-class StoredChunk:
-    source: str
-    title: str
-    chunk_index: int
-    section: int
-    parent_id: str
-    text: str
-    context_chars: int
-    joiner: str
-    pages: str | None = None
-
-
-def parent_id_for(source: str, section: int) -> str:
-    """A short stable id naming one section of one source."""
-    import hashlib
-
-    digest = hashlib.blake2b(source.encode("utf-8"), digest_size=6).hexdigest()
-    return f"{digest}-{section}"
-
-
-def _row_id(source: str, chunk_index: int) -> str:
-    return f"{source}\x1f{chunk_index}"
-
-
-def _row(doc: SourceDoc, index: int, chunk: ChunkInput, vector: Any, now: float) -> dict[str, Any]:
-    return {
-        "id": _row_id(doc.source, index),
-        "source": doc.source,
-        "source_type": doc.source_type,
-        "title": doc.title,
-        "chunk_index": index,
-        "section": chunk.section,
-        "parent_id": parent_id_for(doc.source, chunk.section),
-        "text": chunk.text,
-        "context_chars": chunk.context_chars,
-        "joiner": chunk.joiner,
-        "vector": [float(x) for x in vector],
-        "content_hash": doc.content_hash,
-        "size": doc.size,
-        "mtime": doc.mtime,
-        "ingested_at": now,
-        "scheme": doc.scheme,
-        "ocr_engine": doc.ocr_engine,
-        "pages": chunk.pages,
-        "doc_date": doc.doc_date,
-        "date_source": doc.date_source,
-        "labels": doc.labels,
-        "signature": doc.signature if index == 0 else None,
-        **keyword_index.term_values(chunk.text, doc.title),
-    }
-
-
-def schema(dim: int) -> pa.Schema:
-    import pyarrow as pa
-
-    return pa.schema(
-        [
-            ("id", pa.string()),
-            ("source", pa.string()),
-            ("source_type", pa.string()),
-            ("title", pa.string()),
-            ("chunk_index", pa.int32()),
-            ("section", pa.int32()),
-            ("parent_id", pa.string()),
-            ("text", pa.string()),
-            ("context_chars", pa.int32()),
-            ("joiner", pa.string()),
-            ("vector", pa.list_(pa.float32(), dim)),
-            ("content_hash", pa.string()),
-            ("size", pa.int64()),
-            ("mtime", pa.float64()),
-            ("ingested_at", pa.float64()),
-            ("scheme", pa.int32()),
-            ("ocr_engine", pa.string()),
-            ("pages", pa.string()),
-            ("doc_date", pa.string()),
-            ("date_source", pa.string()),
-            ("labels", pa.string()),
-            ("signature", pa.binary()),
-            *((column, pa.string()) for column in keyword_index.TERM_COLUMNS),
-        ]
-    )
-
-
-_META_COLUMNS = [
-    "source",
-    "source_type",
-    "title",
-    "content_hash",
-    "size",
-    "mtime",
-    "scheme",
-    "ocr_engine",
-    "doc_date",
-    "date_source",
-    "labels",
-    "signature",
-    "ingested_at",
-    "chunk_index",
-    "pages",
-]
-CHUNK_COLUMNS = [
-    "source",
-    "title",
-    "chunk_index",
-    "section",
-    "parent_id",
-    "text",
-    "context_chars",
-    "joiner",
-    "pages",
-]
 
 
 def _is_conflict(exc: Exception) -> bool:
@@ -261,7 +133,7 @@ class Store:
         table = self.table()
         if table is None:
             try:
-                table = self._connect().create_table(TABLE, schema=schema(dim))
+                table = self._connect().create_table(TABLE, schema=arrow_schema(dim))
             except Exception:  # another writer created it first
                 table = self._connect().open_table(TABLE)
             self._table = table
@@ -330,7 +202,7 @@ class Store:
         table = self.table_for_writing(len(items[0][2][0]))
         now = time.time()
         rows = [
-            _row(doc, i, chunk, vector, now)
+            table_row(doc, i, chunk, vector, now)
             for doc, chunks, vectors in items
             for i, (chunk, vector) in enumerate(zip(chunks, vectors, strict=True))
         ]
@@ -369,7 +241,7 @@ class Store:
         for row in rows:
             new = moves[row["source"]]
             row.update(
-                id=_row_id(new.source, row["chunk_index"]),
+                id=row_id(new.source, row["chunk_index"]),
                 source=new.source,
                 parent_id=parent_id_for(new.source, row["section"]),
                 content_hash=new.content_hash or row["content_hash"],
@@ -490,38 +362,10 @@ class Store:
 
     def sources(self, where: str | None = None) -> dict[str, SourceInfo]:
         """Every source with its metadata and chunk count."""
-        data = self.column_table(_META_COLUMNS, where)
+        data = self.column_table(SOURCE_COLUMNS, where)
         if data is None:
             return {}
-        cols = {name: data.column(name).to_pylist() for name in _META_COLUMNS}
-        counts: dict[str, int] = {}
-        paged: dict[str, bool] = {}
-        first: dict[str, int] = {}
-        for i, (source, index) in enumerate(zip(cols["source"], cols["chunk_index"], strict=True)):
-            counts[source] = counts.get(source, 0) + 1
-            paged[source] = paged.get(source, False) or cols["pages"][i] is not None
-            if index == 0 or source not in first:
-                first[source] = i
-        result = {}
-        for source, i in first.items():
-            result[source] = SourceInfo(
-                source=source,
-                source_type=cols["source_type"][i],
-                title=cols["title"][i],
-                content_hash=cols["content_hash"][i],
-                size=cols["size"][i],
-                mtime=cols["mtime"][i],
-                scheme=cols["scheme"][i],
-                ocr_engine=cols["ocr_engine"][i] or "",
-                doc_date=cols["doc_date"][i],
-                date_source=cols["date_source"][i],
-                labels=cols["labels"][i],
-                signature=cols["signature"][i],
-                chunk_count=counts[source],
-                ingested_at=cols["ingested_at"][i],
-                paged=paged[source],
-            )
-        return result
+        return source_infos({name: data.column(name).to_pylist() for name in SOURCE_COLUMNS})
 
     def version(self) -> int | None:
         """The table's current version (changes with every commit), None without a table."""
