@@ -131,6 +131,48 @@ class MiniragIndex:
     def delete_source(self, source: str) -> int:
         return self.store.delete_source(source)
 
+    def move_sources(self, moves: dict[str, SourceDoc]) -> int:
+        """Re-key each old source's chunks (vectors included) under its new source, in one
+        commit; the new document's hash, size and mtime replace the old ones."""
+        return self.store.move_sources(moves)
+
+    def move_source(self, old: str, new: SourceDoc) -> int:
+        return self.store.move_source(old, new)
+
+    def record_file_stats(self, stats: Sequence[tuple[str, int, float]]) -> None:
+        """New (size, mtime) of sources whose bytes did not change, in one commit."""
+        self.store.set_file_stats(stats)
+
+    def set_signatures(self, signatures: dict[str, bytes]) -> None:
+        """Look-alike signatures of several sources, in one commit."""
+        self.store.set_signatures(signatures)
+
+    def set_labels(self, source: str, labels: str | None) -> None:
+        """A source's stored labels, rewritten in place (nothing is embedded)."""
+        self.store.update_source_fields(source, {"labels": labels})
+
+    def stored_twice(self, among: Collection[str]) -> set[str]:
+        """Those of the file sources ``among`` holding more rows than distinct chunk numbers:
+        two writers stored them at once."""
+        if not among:
+            return set()
+        table = self.store.column_table(["source", "chunk_index"], "source_type = 'file'")
+        if table is None or table.num_rows == 0:
+            return set()
+        grouped = table.group_by("source").aggregate(
+            [("chunk_index", "count"), ("chunk_index", "count_distinct")]
+        )
+        sources = grouped.column("source").to_pylist()
+        rows = grouped.column("chunk_index_count").to_pylist()
+        distinct = grouped.column("chunk_index_count_distinct").to_pylist()
+        wanted = set(among)
+        counted = zip(sources, rows, distinct, strict=True)
+        return {source for source, n, d in counted if n != d and source in wanted}
+
+    @property
+    def db_path(self) -> Path:
+        return self.store.db_path
+
     def refresh(self) -> None:
         """Bring keyword indexes up to date after writes and drop old table versions."""
         self.store.optimize()
@@ -304,6 +346,14 @@ class MiniragIndex:
 
     def source_chunks(self, source: str) -> list[StoredChunk]:
         return self.store.chunks(f"source = {sql_string(source)}")
+
+    def chunks_of(self, sources: Collection[str]) -> dict[str, list[StoredChunk]]:
+        """The stored chunks of each of ``sources`` (one read), in chunk order."""
+        by_source: dict[str, list[StoredChunk]] = {}
+        if sources:
+            for chunk in self.store.chunks(sources_filter_sql(sources)):
+                by_source.setdefault(chunk.source, []).append(chunk)
+        return by_source
 
     def read_document(self, source: str) -> str | None:
         """The whole document rebuilt from its chunks, or None if the source is not indexed."""
