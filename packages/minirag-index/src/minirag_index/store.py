@@ -4,6 +4,10 @@ Every row is one chunk and carries its source's metadata (hash, size, mtime, tit
 labels, date…), so replacing a source is a single ``merge_insert``: a reader sees the old set
 or the new one, never a mix or a gap, and two writers replacing the same source leave one copy.
 The look-alike signature of a source is stored on its chunk 0 only.
+
+The ``vector`` column's metadata records the embedding model the vectors were made with (id,
+width, prefix rule); an index refuses to mix another model's vectors or queries with them. An
+index written before that record existed gets the configured model's on its next write.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
+from minirag_index.model_spec import ModelSpec
 from minirag_index.scope import sql_string
 
 if TYPE_CHECKING:
@@ -41,7 +46,59 @@ T = TypeVar("T")
 
 
 class IndexMismatchError(RuntimeError):
-    """The index was built with a model of another vector width."""
+    """The index was built with another embedding model than the configured one."""
+
+
+# Keys of the vector column's metadata that record the model (values are strings).
+MODEL_KEYS = {
+    "id": "minirag.model.id",
+    "dim": "minirag.model.dim",
+    "query_prefix": "minirag.model.query_prefix",
+    "passage_prefix": "minirag.model.passage_prefix",
+    "name": "minirag.model.name",
+}
+
+
+def model_metadata(model: ModelSpec) -> dict[str, str]:
+    return {key: str(getattr(model, attribute)) for attribute, key in MODEL_KEYS.items()}
+
+
+def model_from_metadata(metadata: dict[bytes, bytes] | None) -> ModelSpec | None:
+    """The model a vector column records, or None for a column without a record."""
+    values = {k.decode("utf-8"): v.decode("utf-8") for k, v in (metadata or {}).items()}
+    if MODEL_KEYS["id"] not in values:
+        return None
+    return ModelSpec(
+        id=values[MODEL_KEYS["id"]],
+        dim=int(values.get(MODEL_KEYS["dim"], "0")),
+        query_prefix=values.get(MODEL_KEYS["query_prefix"], ""),
+        passage_prefix=values.get(MODEL_KEYS["passage_prefix"], ""),
+        name=values.get(MODEL_KEYS["name"], ""),
+    )
+
+
+def dim_mismatch(db_path: Path, stored: int | None, dim: int) -> str | None:
+    """Why vectors of width ``dim`` may not join an index holding ``stored``-wide ones."""
+    if stored is None or stored == dim:
+        return None
+    return (
+        f"The index at {db_path} holds {stored}-dimensional vectors but the embedding model "
+        f"makes {dim}-dimensional ones; vectors of different models cannot be compared. Point "
+        "DB_PATH at another folder, or delete this index and re-ingest."
+    )
+
+
+def model_mismatch(db_path: Path, recorded: ModelSpec, configured: ModelSpec) -> str | None:
+    """Why ``configured`` may not search or extend an index built with ``recorded``, if so."""
+    if recorded == configured:
+        return None
+    return (
+        f"The index at {db_path} was embedded with the model {recorded.describe()}, but "
+        f"MODEL_NAME selects {configured.describe()}. Vectors of two models cannot be compared, "
+        f"even at the same width, so the index refuses to mix them. Either set MODEL_NAME back "
+        f"to {recorded.name or recorded.id}, or point DB_PATH at a new folder (or delete this "
+        "index) and sync again to embed every document with the new model."
+    )
 
 
 @dataclass(frozen=True)
@@ -133,9 +190,14 @@ def _row(doc: SourceDoc, index: int, chunk: ChunkInput, vector: Any, now: float)
     }
 
 
-def schema(dim: int) -> pa.Schema:
+def schema(dim: int, model: ModelSpec | None = None) -> pa.Schema:
     import pyarrow as pa
 
+    vector = pa.field(
+        "vector",
+        pa.list_(pa.float32(), dim),
+        metadata=model_metadata(model) if model is not None else None,
+    )
     return pa.schema(
         [
             ("id", pa.string()),
@@ -148,7 +210,7 @@ def schema(dim: int) -> pa.Schema:
             ("text", pa.string()),
             ("context_chars", pa.int32()),
             ("joiner", pa.string()),
-            ("vector", pa.list_(pa.float32(), dim)),
+            vector,
             ("content_hash", pa.string()),
             ("size", pa.int64()),
             ("mtime", pa.float64()),
@@ -252,17 +314,44 @@ class Store:
             self._ensure_text_indexes()
         return self._table
 
-    def table_for_writing(self, dim: int) -> Any:
+    def table_for_writing(self, dim: int, model: ModelSpec | None = None) -> Any:
+        """The table, created for ``model`` if missing. A table without a model record gets
+        ``model``'s (the upgrade of an index written before the record existed)."""
         table = self.table()
         if table is None:
             try:
-                table = self._connect().create_table(TABLE, schema=schema(dim))
+                table = self._connect().create_table(TABLE, schema=schema(dim, model))
             except Exception:  # another writer created it first
                 table = self._connect().open_table(TABLE)
             self._table = table
             self._ensure_text_indexes()
+        if model is not None:
+            self.check_model(model)
+            if self.recorded_model() is None:
+                update = {"path": "vector", "metadata": model_metadata(model)}
+                _retry(lambda: table.update_field_metadata(update))
         self.check_dim(dim)
         return table
+
+    def recorded_model(self) -> ModelSpec | None:
+        """The model the index's vectors were made with; None without a table or a record."""
+        table = self.table()
+        if table is None:
+            return None
+        return model_from_metadata(table.schema.field("vector").metadata)
+
+    def model_problem(self, model: ModelSpec) -> str | None:
+        """Why ``model`` may not be used here: it is not the recorded one (for an index without
+        a record: its vectors have another width). None when it may."""
+        recorded = self.recorded_model()
+        if recorded is not None:
+            return model_mismatch(self.db_path, recorded, model)
+        return dim_mismatch(self.db_path, self.vector_dim(), model.dim)
+
+    def check_model(self, model: ModelSpec) -> None:
+        problem = self.model_problem(model)
+        if problem:
+            raise IndexMismatchError(problem)
 
     def vector_dim(self) -> int | None:
         table = self.table()
@@ -271,14 +360,9 @@ class Store:
         return table.schema.field("vector").type.list_size
 
     def check_dim(self, dim: int) -> None:
-        stored = self.vector_dim()
-        if stored is not None and stored != dim:
-            raise IndexMismatchError(
-                f"The index at {self.db_path} holds {stored}-dimensional vectors but the "
-                f"embedding model makes {dim}-dimensional ones; vectors of different models "
-                "cannot be compared. Point DB_PATH at another folder, or delete this index and "
-                "re-ingest."
-            )
+        problem = dim_mismatch(self.db_path, self.vector_dim(), dim)
+        if problem:
+            raise IndexMismatchError(problem)
 
     def _ensure_text_indexes(self) -> None:
         """Build the keyword indexes on text and title if missing (an older index gains them).
@@ -333,8 +417,10 @@ class Store:
         items: Sequence[tuple[SourceDoc, Sequence[ChunkInput], Sequence[Sequence[float]]]],
         *,
         replaces: Iterable[str] = (),
+        model: ModelSpec | None = None,
     ) -> int:
-        """Store several sources, each with exactly its chunks, all in one commit."""
+        """Store several sources, each with exactly its chunks, all in one commit. ``model``,
+        the one the vectors were made with, is checked against the index's record."""
         for doc, chunks, vectors in items:
             if len(chunks) != len(vectors):
                 raise ValueError("one vector per chunk is needed")
@@ -342,7 +428,7 @@ class Store:
                 raise ValueError(f"{doc.source}: a source needs at least one chunk")
         if not items:
             return 0
-        table = self.table_for_writing(len(items[0][2][0]))
+        table = self.table_for_writing(len(items[0][2][0]), model)
         now = time.time()
         rows = [
             _row(doc, i, chunk, vector, now)

@@ -211,6 +211,7 @@ class _Sync:
         from minirag_ingest.pipeline import file_hash
 
         report = self.report
+        self.index.check_model()  # another model's vectors: refuse before reading anything
         extensions = sorted(getattr(self.pipeline, "extensions", ()))
         scanned = scan(self.roots, self.scope, extra_extensions=extensions)
         report.scanned = len(scanned.files)

@@ -271,9 +271,11 @@ def show_status(payload: dict[str, Any]) -> int:
         warn(f"configuration error: {payload['configError']}")
         return 0
     for key, value in payload.items():
-        if key in ("errors", "schemeWarning"):
+        if key in ("errors", "schemeWarning", "modelMismatch", "indexModelNote"):
             continue
-        if isinstance(value, list):
+        if isinstance(value, dict):
+            value = json.dumps(value, ensure_ascii=False)
+        elif isinstance(value, list):
             value = (
                 ", ".join(
                     json.dumps(v, ensure_ascii=False) if isinstance(v, dict) else str(v)
@@ -282,8 +284,9 @@ def show_status(payload: dict[str, Any]) -> int:
                 or "-"
             )
         print(f"{key}: {value}")
-    if payload.get("schemeWarning"):
-        warn(payload["schemeWarning"])
+    for key in ("schemeWarning", "modelMismatch", "indexModelNote"):
+        if payload.get(key):
+            warn(payload[key])
     for error in payload.get("errors", []):
         warn(error)
     return 0
