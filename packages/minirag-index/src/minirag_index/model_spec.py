@@ -13,6 +13,9 @@ guessed from its name:
   (``query``, and ``passage`` or ``document``);
 - fastembed's catalogue states only whether prefixes are needed, not which, so its models are
   embedded without one.
+
+The end of the module holds the record's form (string metadata on the vector column) and the
+messages that refuse another model.
 """
 
 from __future__ import annotations
@@ -132,3 +135,57 @@ def write_description(folder: Path, spec: ModelSpec, **extra: Any) -> None:
         **extra,
     }
     (folder / DESCRIPTION_FILE).write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+
+
+# -- the record an index keeps (see minirag_index.store) --------------------------------
+
+# Keys of the vector column's metadata that record the model (values are strings).
+MODEL_KEYS = {
+    "id": "minirag.model.id",
+    "dim": "minirag.model.dim",
+    "query_prefix": "minirag.model.query_prefix",
+    "passage_prefix": "minirag.model.passage_prefix",
+    "name": "minirag.model.name",
+}
+
+
+def model_metadata(model: ModelSpec) -> dict[str, str]:
+    return {key: str(getattr(model, attribute)) for attribute, key in MODEL_KEYS.items()}
+
+
+def model_from_metadata(metadata: dict[bytes, bytes] | None) -> ModelSpec | None:
+    """The model a vector column records, or None for a column without a record."""
+    values = {k.decode("utf-8"): v.decode("utf-8") for k, v in (metadata or {}).items()}
+    if MODEL_KEYS["id"] not in values:
+        return None
+    return ModelSpec(
+        id=values[MODEL_KEYS["id"]],
+        dim=int(values.get(MODEL_KEYS["dim"], "0")),
+        query_prefix=values.get(MODEL_KEYS["query_prefix"], ""),
+        passage_prefix=values.get(MODEL_KEYS["passage_prefix"], ""),
+        name=values.get(MODEL_KEYS["name"], ""),
+    )
+
+
+def dim_mismatch(db_path: Path, stored: int | None, dim: int) -> str | None:
+    """Why vectors of width ``dim`` may not join an index holding ``stored``-wide ones."""
+    if stored is None or stored == dim:
+        return None
+    return (
+        f"The index at {db_path} holds {stored}-dimensional vectors but the embedding model "
+        f"makes {dim}-dimensional ones; vectors of different models cannot be compared. Point "
+        "DB_PATH at another folder, or delete this index and re-ingest."
+    )
+
+
+def model_mismatch(db_path: Path, recorded: ModelSpec, configured: ModelSpec) -> str | None:
+    """Why ``configured`` may not search or extend an index built with ``recorded``, if so."""
+    if recorded == configured:
+        return None
+    return (
+        f"The index at {db_path} was embedded with the model {recorded.describe()}, but "
+        f"MODEL_NAME selects {configured.describe()}. Vectors of two models cannot be compared, "
+        f"even at the same width, so the index refuses to mix them. Either set MODEL_NAME back "
+        f"to {recorded.name or recorded.id}, or point DB_PATH at a new folder (or delete this "
+        "index) and sync again to embed every document with the new model."
+    )

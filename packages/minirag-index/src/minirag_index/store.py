@@ -22,7 +22,13 @@ from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
-from minirag_index.model_spec import ModelSpec
+from minirag_index.model_spec import (
+    ModelSpec,
+    dim_mismatch,
+    model_from_metadata,
+    model_metadata,
+    model_mismatch,
+)
 from minirag_index.scope import sql_string
 
 if TYPE_CHECKING:
@@ -47,58 +53,6 @@ T = TypeVar("T")
 
 class IndexMismatchError(RuntimeError):
     """The index was built with another embedding model than the configured one."""
-
-
-# Keys of the vector column's metadata that record the model (values are strings).
-MODEL_KEYS = {
-    "id": "minirag.model.id",
-    "dim": "minirag.model.dim",
-    "query_prefix": "minirag.model.query_prefix",
-    "passage_prefix": "minirag.model.passage_prefix",
-    "name": "minirag.model.name",
-}
-
-
-def model_metadata(model: ModelSpec) -> dict[str, str]:
-    return {key: str(getattr(model, attribute)) for attribute, key in MODEL_KEYS.items()}
-
-
-def model_from_metadata(metadata: dict[bytes, bytes] | None) -> ModelSpec | None:
-    """The model a vector column records, or None for a column without a record."""
-    values = {k.decode("utf-8"): v.decode("utf-8") for k, v in (metadata or {}).items()}
-    if MODEL_KEYS["id"] not in values:
-        return None
-    return ModelSpec(
-        id=values[MODEL_KEYS["id"]],
-        dim=int(values.get(MODEL_KEYS["dim"], "0")),
-        query_prefix=values.get(MODEL_KEYS["query_prefix"], ""),
-        passage_prefix=values.get(MODEL_KEYS["passage_prefix"], ""),
-        name=values.get(MODEL_KEYS["name"], ""),
-    )
-
-
-def dim_mismatch(db_path: Path, stored: int | None, dim: int) -> str | None:
-    """Why vectors of width ``dim`` may not join an index holding ``stored``-wide ones."""
-    if stored is None or stored == dim:
-        return None
-    return (
-        f"The index at {db_path} holds {stored}-dimensional vectors but the embedding model "
-        f"makes {dim}-dimensional ones; vectors of different models cannot be compared. Point "
-        "DB_PATH at another folder, or delete this index and re-ingest."
-    )
-
-
-def model_mismatch(db_path: Path, recorded: ModelSpec, configured: ModelSpec) -> str | None:
-    """Why ``configured`` may not search or extend an index built with ``recorded``, if so."""
-    if recorded == configured:
-        return None
-    return (
-        f"The index at {db_path} was embedded with the model {recorded.describe()}, but "
-        f"MODEL_NAME selects {configured.describe()}. Vectors of two models cannot be compared, "
-        f"even at the same width, so the index refuses to mix them. Either set MODEL_NAME back "
-        f"to {recorded.name or recorded.id}, or point DB_PATH at a new folder (or delete this "
-        "index) and sync again to embed every document with the new model."
-    )
 
 
 @dataclass(frozen=True)
