@@ -10,8 +10,13 @@ from __future__ import annotations
 import os
 
 os.environ.setdefault("FASTMCP_CHECK_FOR_UPDATES", "off")
+# py-key-value (fastmcp's session-state store, first read when tools/list is answered)
+# instruments its own modules with beartype as they are imported unless told not to; its checks
+# only warn, and the instrumentation costs about 90 ms of CPU before that first answer.
+os.environ.setdefault("PY_KEY_VALUE_DISABLE_BEARTYPE", "true")
 
 import asyncio
+import inspect
 import logging
 from collections.abc import Callable
 from typing import Annotated, Any, Literal, TypeVar
@@ -98,6 +103,22 @@ def _progress_token(ctx: Context | None) -> Any:
     return meta.get("progress_token") if meta is not None else None
 
 
+def tool(mcp: FastMCP, annotations: dict[str, Any]) -> Callable[[Callable[..., T]], Any]:
+    """``mcp.tool`` with the function's docstring handed over as the description.
+
+    Given a docstring, fastmcp parses it for parameter sections with griffe, whose import costs
+    about 85 ms of start-up; ours are plain text (parameters are described by their Field), so
+    the text is passed as it is and the docstring removed before registration.
+    """
+
+    def register(fn: Callable[..., T]) -> Any:
+        description = inspect.getdoc(fn)
+        fn.__doc__ = None
+        return mcp.tool(description=description, annotations=annotations)(fn)
+
+    return register
+
+
 def create_app(config: Config | None = None) -> FastMCP:
     """Build the server for ``config`` (read from the environment when None)."""
     config = config if config is not None else load_config({})
@@ -132,7 +153,7 @@ def create_app(config: Config | None = None) -> FastMCP:
         except Exception:
             log.debug("progress reporting stopped", exc_info=True)
 
-    @mcp.tool(annotations=LOCAL_WRITE)
+    @tool(mcp, LOCAL_WRITE)
     async def sync_start(ctx: Context, scope: Scope = None) -> dict[str, Any]:
         """Bring the index in line with the document folders: index new and changed files,
         skip unchanged ones, follow moved files and drop entries for deleted or excluded
@@ -153,7 +174,7 @@ def create_app(config: Config | None = None) -> FastMCP:
                 task.add_done_callback(reporters.discard)
         return result
 
-    @mcp.tool(annotations=READ_ONLY)
+    @tool(mcp, READ_ONLY)
     async def sync_status(
         ctx: Context,
         jobId: Annotated[str, Field(description="The jobId sync_start returned.")],
@@ -175,7 +196,7 @@ def create_app(config: Config | None = None) -> FastMCP:
                 log.debug("progress report failed", exc_info=True)
         return result
 
-    @mcp.tool(annotations=LOCAL_WRITE)
+    @tool(mcp, LOCAL_WRITE)
     def ingest_file(filePath: FilePath) -> dict[str, Any]:
         """Index one file now, replacing whatever was indexed for it before. Use it for a
         single new or edited file instead of a full sync. filePath must be absolute and inside
@@ -183,7 +204,7 @@ def create_app(config: Config | None = None) -> FastMCP:
         id, the title chosen and the number of chunks stored."""
         return call(ops.ingest_file, app_ctx, filePath)
 
-    @mcp.tool(annotations=LOCAL_WRITE)
+    @tool(mcp, LOCAL_WRITE)
     def ingest_data(
         source: Annotated[
             str, Field(description="The id to store it under; re-using an id replaces it.")
@@ -199,7 +220,7 @@ def create_app(config: Config | None = None) -> FastMCP:
         and read_file, delete_file and search results refer to it by that id."""
         return call(ops.ingest_data, app_ctx, source, content, format, title)
 
-    @mcp.tool(annotations={**LOCAL_WRITE, "openWorldHint": True})
+    @tool(mcp, {**LOCAL_WRITE, "openWorldHint": True})
     def ingest_url(
         url: Annotated[str, Field(description="An http or https address.")],
         source: Annotated[
@@ -211,7 +232,7 @@ def create_app(config: Config | None = None) -> FastMCP:
         added. Private and local addresses are refused unless the server allows them."""
         return call(ops.ingest_url, app_ctx, url, source)
 
-    @mcp.tool(annotations=READ_ONLY)
+    @tool(mcp, READ_ONLY)
     def query_documents(
         query: Annotated[
             str, Field(description="What to look for, in natural language or exact terms.")
@@ -239,7 +260,7 @@ def create_app(config: Config | None = None) -> FastMCP:
         lacking a label (unlabelled) or a date (undated)."""
         return call(ops.query_documents, app_ctx, query, topK, scope, labels, dateFrom, dateTo)
 
-    @mcp.tool(annotations=READ_ONLY)
+    @tool(mcp, READ_ONLY)
     def find_mentions(
         terms: Annotated[
             list[str],
@@ -270,7 +291,7 @@ def create_app(config: Config | None = None) -> FastMCP:
             ops.find_mentions, app_ctx, terms, match, scope, offset, labels, dateFrom, dateTo
         )
 
-    @mcp.tool(annotations=READ_ONLY)
+    @tool(mcp, READ_ONLY)
     def read_chunk_neighbors(
         chunkIndex: Annotated[int, Field(description="chunkIndex of the hit to read around.")],
         filePath: OptionalFilePath = None,
@@ -283,14 +304,14 @@ def create_app(config: Config | None = None) -> FastMCP:
         as the hit gave it."""
         return call(ops.read_chunk_neighbors, app_ctx, chunkIndex, filePath, source, before, after)
 
-    @mcp.tool(annotations=READ_ONLY)
+    @tool(mcp, READ_ONLY)
     def read_file(filePath: OptionalFilePath = None, source: SourceId = None) -> dict[str, Any]:
         """Read one indexed document in full, as Markdown rebuilt from the index. Use it when
         the user wants the whole document or the sections from search are not enough. Name it
         by filePath (absolute) or by source for data and URL items."""
         return call(ops.read_file, app_ctx, filePath, source)
 
-    @mcp.tool(annotations=READ_ONLY)
+    @tool(mcp, READ_ONLY)
     def list_files(
         scope: Scope = None,
         labels: LabelFilter = None,
@@ -312,14 +333,14 @@ def create_app(config: Config | None = None) -> FastMCP:
         matching documents (with filterCounts) and sort "date" lists the newest first."""
         return call(ops.list_files, app_ctx, scope, labels, dateFrom, dateTo, sort)
 
-    @mcp.tool(annotations={**LOCAL_WRITE, "destructiveHint": True})
+    @tool(mcp, {**LOCAL_WRITE, "destructiveHint": True})
     def delete_file(filePath: OptionalFilePath = None, source: SourceId = None) -> dict[str, Any]:
         """Remove one document from the index (the file on disk is never touched). Name it
         by filePath (absolute) or by source. Only when the user asks; a later sync indexes a
         file that is still on disk again."""
         return call(ops.delete_file, app_ctx, filePath, source)
 
-    @mcp.tool(annotations=READ_ONLY)
+    @tool(mcp, READ_ONLY)
     def status() -> dict[str, Any]:
         """Show the configuration and the health of the index: version, roots, index folder,
         embedding model, document and chunk counts, chunks from an older chunking scheme
