@@ -193,7 +193,8 @@ def test_lock_check_finds_torch_brought_in_by_a_test_dependency() -> None:
         "torch (required by sentence-transformers)",
         "triton (required by torch)",
     ]
-    assert found["minirag-mcp[classify,ocr,offline-model]"] == []  # the server never needed the test model
+    # the server never needed the test model
+    assert found["minirag-mcp[classify,ocr,offline-model]"] == []
 
 
 def test_mcpb_manifest_names_where_it_installs_and_links_the_repository() -> None:
