@@ -14,6 +14,7 @@ from minirag_ingest.convert import (
     convert_file,
     strip_inline_images,
 )
+from minirag_ingest.install import install_hint
 from minirag_ingest.pages import chunk_pages
 
 BIG = 10 * 1024 * 1024
@@ -149,7 +150,7 @@ def test_pdf_without_text_layer_is_a_scan(make_pdf, tmp_path: Path) -> None:
     message = str(info.value)
     assert "scan0001.pdf" in message
     assert "scan" in message
-    assert "uv tool install 'minirag-mcp[ocr]'" in message
+    assert install_hint("ocr") in message
     assert "\n" not in message
 
 

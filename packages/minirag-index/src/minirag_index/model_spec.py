@@ -65,9 +65,13 @@ class ModelSpec:
 
 def _read_json(path: Path) -> dict[str, Any]:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise ModelDescriptionError(f"{path} could not be read: {exc}") from None
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ModelDescriptionError(f"{path} cannot be read: {exc.strerror or exc}") from None
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise ModelDescriptionError(f"{path} is not valid JSON ({exc})") from None
     if not isinstance(data, dict):
         raise ModelDescriptionError(f"{path} must hold a JSON object")
     return data

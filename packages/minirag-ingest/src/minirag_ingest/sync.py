@@ -40,13 +40,19 @@ sign them, since that only adds a field computed from their stored text. File so
 every root (a root taken out of BASE_DIRS) are left as they are.
 
 A sync killed at any point leaves every source either as it was or as it became: each swap,
-move or deletion is one commit, and the next sync picks up what is left.
+move or deletion is one commit, and the next sync picks up what is left. Asked to stop (``stop``
+set, as the CLI does on Ctrl-C), it finishes the commit in flight, abandons the documents
+prepared but not stored yet, skips what is left and reports ``interrupted``.
+
+An embedding model that cannot be loaded stops the reading: every file still to read is counted
+as failed, and the reason (naming the model) is the report's ``error``.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import threading
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -119,6 +125,8 @@ class SyncReport:
     failed: int = 0
     errors: list[dict[str, str]] = field(default_factory=list)
     unreadable_files: list[str] = field(default_factory=list)  # the sources counted unreadable
+    interrupted: bool = False  # asked to stop before the end; the next sync does the rest
+    error: str | None = None  # why files could not be read at all (the embedding model)
 
     @property
     def ok(self) -> bool:
@@ -146,13 +154,15 @@ def sync(
     progress: ProgressCallback | None = None,
     report: SyncReport | None = None,
     lock: SyncLock | None = None,
+    stop: threading.Event | None = None,
 ) -> SyncReport:
     """Reconcile ``pipeline.index`` with ``pipeline.roots`` (or only ``scope`` inside them).
 
     Takes the sync lock on the index folder for its whole run, raising
     :class:`~minirag_ingest.lock.SyncLocked` at once when another sync holds it; pass ``lock``
     (already acquired) to run under a lock the caller took. ``progress(done, total)`` is called
-    as files are decided; ``report`` may be passed in to be read while the sync runs.
+    as files are decided; ``report`` may be passed in to be read while the sync runs. Once
+    ``stop`` is set the sync ends at the next file, with ``report.interrupted`` set.
 
     Raises :class:`~minirag_ingest.roots.PathOutsideRoots` or
     :class:`~minirag_ingest.scan.ScopeExcluded` for a scope it will not sync; per-file problems
@@ -162,15 +172,22 @@ def sync(
     if lock is not None:
         if not lock.held:
             raise RuntimeError("sync(lock=...) needs a lock that is already held")
-        return _run(_Sync(pipeline, scope, progress, report))
+        return _run(_Sync(pipeline, scope, progress, report, stop))
     with SyncLock(pipeline.index.store.db_path):
-        return _run(_Sync(pipeline, scope, progress, report))
+        return _run(_Sync(pipeline, scope, progress, report, stop))
+
+
+class _Stopped(Exception):
+    """Raised inside a sync pass when it was asked to stop."""
 
 
 def _run(job: _Sync) -> SyncReport:
     """Run one sync pass; its labelling (and the choice model, if loaded) ends with it."""
     try:
         return job.run()
+    except _Stopped:
+        job.report.interrupted = True
+        return job.report
     finally:
         job.labels.close()
 
@@ -189,8 +206,10 @@ class _Sync:
         scope: str | os.PathLike[str] | None,
         progress: ProgressCallback | None,
         report: SyncReport,
+        stop: threading.Event | None = None,
     ) -> None:
         self.pipeline = pipeline
+        self.stop = stop
         self.index = pipeline.index
         self.roots = pipeline.roots
         self.scope = None if scope is None else self.roots.contain(scope)
@@ -211,9 +230,14 @@ class _Sync:
         from minirag_ingest.pipeline import file_hash
 
         report = self.report
-        self.index.check_model()  # another model's vectors: refuse before reading anything
+        try:
+            self.index.check_model()  # another model's vectors: refuse before reading anything
+        except ModelLoadError:
+            pass  # the model itself is broken: the files that need it fail (model_failed)
         extensions = sorted(getattr(self.pipeline, "extensions", ()))
+        self.check_stop()
         scanned = scan(self.roots, self.scope, extra_extensions=extensions)
+        self.check_stop()
         report.scanned = len(scanned.files)
         report.ignored = scanned.ignored
         self.total = len(scanned.files)
@@ -245,6 +269,7 @@ class _Sync:
         skipped = 0
         kept_unread: list[str] = []  # read with OCR, which this install lacks
         for file in scanned.files:
+            self.check_stop()
             source = str(file.path)
             seen.add(source)
             info = indexed.get(source)
@@ -316,6 +341,7 @@ class _Sync:
             planned.append((match, file, digest))
         moved_from: dict[str, str] = {}
         for start in range(0, len(planned), MOVE_BATCH):
+            self.check_stop()
             done, failed = self.move_batch(planned[start : start + MOVE_BATCH])
             moved_from.update(done)
             work.extend(_Work(file, digest) for file, digest in failed)
@@ -324,6 +350,7 @@ class _Sync:
         for source in doomed:
             if source in moved_away:
                 continue
+            self.check_stop()
             try:
                 self.index.store.delete_source(source)
             except Exception as exc:
@@ -487,9 +514,14 @@ class _Sync:
         )
 
     def read_again(self, work: list[_Work]) -> None:
+        """Convert, chunk, embed and store ``work``, a batch of documents per commit.
+
+        Stopping abandons the documents prepared since the last commit (nothing of them is
+        written); an embedding model that cannot be loaded fails every file not stored yet."""
         batch: list[tuple[_Work, Prepared]] = []
         chunks = 0
-        for item in work:
+        for position, item in enumerate(work):
+            self.check_stop()
             try:
                 prepared = self.pipeline.prepare_file(
                     item.file.path, content_hash=item.content_hash, labels=self.labels
@@ -498,8 +530,11 @@ class _Sync:
                 self.report.fail(item.file.path, exc.reason)
                 self.advance(1)
                 continue
-            except (IndexMismatchError, ModelLoadError):
+            except IndexMismatchError:
                 raise
+            except ModelLoadError as exc:
+                self.model_failed(exc, len(batch) + len(work) - position)
+                return
             except Exception as exc:
                 self.report.fail(item.file.path, _describe(exc))
                 self.advance(1)
@@ -507,10 +542,35 @@ class _Sync:
             batch.append((item, prepared))
             chunks += len(prepared.chunks)
             if len(batch) >= BATCH_DOCS or chunks >= BATCH_CHUNKS:
-                self.store(batch)
+                if not self.store_or_fail(batch, len(work) - position - 1):
+                    return
                 batch, chunks = [], 0
         if batch:
+            self.store_or_fail(batch, 0)
+
+    def store_or_fail(self, batch: list[tuple[_Work, Prepared]], left: int) -> bool:
+        """Store ``batch``; False when the model failed (the batch and ``left`` more files are
+        then counted as failed)."""
+        self.check_stop()
+        try:
             self.store(batch)
+        except ModelLoadError as exc:
+            self.model_failed(exc, len(batch) + left)
+            return False
+        return True
+
+    def model_failed(self, exc: ModelLoadError, files: int) -> None:
+        """The embedding model cannot be loaded: the ``files`` not stored yet all fail, with one
+        entry naming the model rather than the same reason once per file."""
+        embedder = getattr(self.index, "embedder", None)
+        named = getattr(embedder, "local_folder", None) or getattr(embedder, "model_name", "")
+        model = str(named or "the embedding model")
+        report = self.report
+        report.error = str(exc)
+        report.failed += files
+        noun = "file" if files == 1 else "files"
+        report.errors.append({"path": model, "reason": f"{files} {noun} not read: {exc}"})
+        self.advance(files)
 
     def store(self, batch: list[tuple[_Work, Prepared]]) -> None:
         for item, _ in batch:
@@ -545,6 +605,7 @@ class _Sync:
         """Give documents a look-alike signature from their stored chunk text, a batch of
         sources per read and per commit; nothing is read from disk or embedded."""
         for start in range(0, len(sources), SIGN_BATCH):
+            self.check_stop()
             group = sources[start : start + SIGN_BATCH]
             try:
                 self.sign_batch(group)
@@ -607,6 +668,7 @@ class _Sync:
         self.tell()
         fingerprint = taxonomy.fingerprint()
         for source, info, rel in due:
+            self.check_stop()
             try:
                 stored = decode_labels(info.labels)
                 broken = labels.session.problem if labels.session is not None else None
@@ -657,6 +719,10 @@ class _Sync:
             else:
                 others = "document" if count == 2 else "documents"
                 entry["reason"] = f"labelling {problem} (and {count - 1} more {others})"
+
+    def check_stop(self) -> None:
+        if self.stop is not None and self.stop.is_set():
+            raise _Stopped
 
     def advance(self, files: int) -> None:
         if files:

@@ -30,12 +30,17 @@ from minirag_mcp import operations as ops
 from minirag_mcp.config import Config, load_config
 from minirag_mcp.context import AppContext
 from minirag_mcp.instructions import build_instructions
+from minirag_mcp.wording import error_message
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 SERVER_NAME = "minirag"
 PROGRESS_INTERVAL = 0.5
+MAX_TOP_K = (
+    100  # minirag_index.MAX_TOP_K, not imported here to keep start-up lean (a test compares)
+)
+SHUTDOWN_WAIT = 60.0  # seconds a running sync gets to finish its commit when the server stops
 
 READ_ONLY = {"readOnlyHint": True, "destructiveHint": False, "openWorldHint": False}
 LOCAL_WRITE = {"readOnlyHint": False, "destructiveHint": False, "openWorldHint": False}
@@ -77,14 +82,6 @@ DateTo = Annotated[
 ]
 
 
-def error_message(exc: BaseException) -> str:
-    """The message a user sees for a failed call."""
-    text = str(exc).strip()
-    if isinstance(exc, ops.OperationError | ValueError | OSError | RuntimeError) and text:
-        return text
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
-
-
 def call(operation: Callable[..., T], *args: Any, **kwargs: Any) -> T:
     """Run an operation, turning any failure into a ToolError with the reason."""
     try:
@@ -94,6 +91,32 @@ def call(operation: Callable[..., T], *args: Any, **kwargs: Any) -> T:
     except Exception as exc:
         log.debug("tool call failed", exc_info=True)
         raise ToolError(error_message(exc)) from exc
+
+
+def advertise_tools_only(mcp: FastMCP) -> None:
+    """Advertise the capabilities this server has: tools, in a list that never changes.
+
+    fastmcp derives capabilities from the handlers it registers, so it would also offer prompts
+    and resources (none exist here) and the UI extension, and promise list-change notifications
+    nobody sends. There is no public setting for this, hence the wrapper on its low-level
+    server's ``get_capabilities``."""
+    from mcp.types import ToolsCapability
+
+    low_level = mcp._mcp_server
+    derived = low_level.get_capabilities
+
+    def get_capabilities(*args: Any, **kwargs: Any) -> Any:
+        capabilities = derived(*args, **kwargs)
+        return capabilities.model_copy(
+            update={
+                "prompts": None,
+                "resources": None,
+                "tools": ToolsCapability(list_changed=False),
+                "extensions": None,
+            }
+        )
+
+    low_level.get_capabilities = get_capabilities  # type: ignore[method-assign]
 
 
 def _progress_token(ctx: Context | None) -> Any:
@@ -129,6 +152,7 @@ def create_app(config: Config | None = None) -> FastMCP:
         version=config.version,
     )
     mcp.app_context = app_ctx  # type: ignore[attr-defined]
+    advertise_tools_only(mcp)
     reporters: set[asyncio.Task[None]] = set()
 
     async def report_sync_progress(session: Any, token: Any, job_id: str) -> None:
@@ -238,7 +262,12 @@ def create_app(config: Config | None = None) -> FastMCP:
             str, Field(description="What to look for, in natural language or exact terms.")
         ],
         topK: Annotated[
-            int, Field(description="How many passages to return (1-100, default 10).")
+            int,
+            Field(
+                description="How many passages to return (1-100, default 10; more is capped).",
+                ge=1,
+                json_schema_extra={"maximum": MAX_TOP_K},  # clamped rather than refused
+            ),
         ] = ops.DEFAULT_TOP_K,
         scope: Scope = None,
         labels: LabelFilter = None,
@@ -275,7 +304,7 @@ def create_app(config: Config | None = None) -> FastMCP:
         ] = "all",
         scope: Scope = None,
         offset: Annotated[
-            int, Field(description="Skip this many documents (use nextOffset to page).")
+            int, Field(description="Skip this many documents (use nextOffset to page).", ge=0)
         ] = 0,
         labels: LabelFilter = None,
         dateFrom: DateFrom = None,
@@ -293,11 +322,13 @@ def create_app(config: Config | None = None) -> FastMCP:
 
     @tool(mcp, READ_ONLY)
     def read_chunk_neighbors(
-        chunkIndex: Annotated[int, Field(description="chunkIndex of the hit to read around.")],
+        chunkIndex: Annotated[
+            int, Field(description="chunkIndex of the hit to read around.", ge=0)
+        ],
         filePath: OptionalFilePath = None,
         source: SourceId = None,
-        before: Annotated[int, Field(description="Chunks to read before it.")] = 2,
-        after: Annotated[int, Field(description="Chunks to read after it.")] = 2,
+        before: Annotated[int, Field(description="Chunks to read before it.", ge=0)] = 2,
+        after: Annotated[int, Field(description="Chunks to read after it.", ge=0)] = 2,
     ) -> dict[str, Any]:
         """Read the chunks just before and after one search hit, when its parent section
         is not enough context. Name the document by filePath (absolute) or source, exactly
@@ -360,7 +391,12 @@ def serve_stdio(config: Config) -> None:
 
     app = create_app(config)
     app.add_middleware(WarmUpAfterInitialize())
-    app.run(transport="stdio", show_banner=False)
+    try:
+        app.run(transport="stdio", show_banner=False)
+    finally:
+        # A sync still running when the client goes away stops after its commit in flight,
+        # rather than being cut off inside the embedding or storage libraries at exit.
+        app.app_context.stop_jobs(timeout=SHUTDOWN_WAIT)  # type: ignore[attr-defined]
 
 
 def main() -> None:
