@@ -199,7 +199,11 @@ class Embedder:
         id's from fastembed's catalogue (which has no prefixes to declare).
         """
         if self._spec is None:
-            self._spec = self._resolve_spec()
+            try:
+                self._spec = self._resolve_spec()
+            except ModelLoadError as exc:
+                self.load_error = str(exc)  # as a failed load: status reports it
+                raise
         return self._spec
 
     def _resolve_spec(self) -> ModelSpec:

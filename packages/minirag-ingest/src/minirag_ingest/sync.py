@@ -50,6 +50,7 @@ as failed, and the reason (naming the model) is the report's ``error``.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import threading
@@ -230,10 +231,10 @@ class _Sync:
         from minirag_ingest.pipeline import file_hash
 
         report = self.report
-        try:
-            self.index.check_model()  # another model's vectors: refuse before reading anything
-        except ModelLoadError:
-            pass  # the model itself is broken: the files that need it fail (model_failed)
+        # Another model's vectors: refuse before reading anything. A model that cannot be
+        # loaded at all is left to the files that need it (model_failed counts them).
+        with contextlib.suppress(ModelLoadError):
+            self.index.check_model()
         extensions = sorted(getattr(self.pipeline, "extensions", ()))
         self.check_stop()
         scanned = scan(self.roots, self.scope, extra_extensions=extensions)
