@@ -109,14 +109,17 @@ CHUNK_COLUMNS = [f.name for f in fields(StoredChunk)]
 SOURCE_COLUMNS = [*_DOC_FIELDS, "ingested_at", "chunk_index", "pages"]
 
 
-def arrow_schema(dim: int) -> pa.Schema:
-    """The table's schema for embeddings of ``dim`` dimensions."""
+def arrow_schema(dim: int, vector_metadata: Mapping[str, str] | None = None) -> pa.Schema:
+    """The table's schema for embeddings of ``dim`` dimensions; ``vector_metadata`` is kept on
+    the vector column (the record of the model that made them)."""
     import pyarrow as pa
 
-    def arrow_type(name: str) -> Any:
-        return pa.list_(pa.float32(), dim) if name == "vector" else getattr(pa, name)()
+    def column(name: str, kind: str) -> Any:
+        if kind == "vector":
+            return pa.field(name, pa.list_(pa.float32(), dim), metadata=vector_metadata)
+        return pa.field(name, getattr(pa, kind)())
 
-    return pa.schema([(column, arrow_type(kind)) for column, kind in COLUMN_TYPES.items()])
+    return pa.schema([column(name, kind) for name, kind in COLUMN_TYPES.items()])
 
 
 def parent_id_for(source: str, section: int) -> str:

@@ -296,6 +296,7 @@ class Pipeline:
     def store(self, items: Sequence[Prepared]) -> list[IngestResult]:
         """Embed the chunks of all ``items`` in one pass and store them all in one commit."""
         texts = [chunk.text for item in items for chunk in item.chunks]
+        self.index.check_model()  # before embedding what another model's index would refuse
         vectors = self.index.embedder.embed_passages(texts)
         embedded, start = [], 0
         for item in items:

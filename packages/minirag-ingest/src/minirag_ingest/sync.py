@@ -52,6 +52,7 @@ as failed, and the reason (naming the model) is the report's ``error``.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import threading
@@ -59,7 +60,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from minirag_index import SourceDoc
+from minirag_index import ModelLoadError, SourceDoc
 from minirag_ingest.formats import IMAGE_EXTENSIONS
 from minirag_ingest.lock import SyncLock
 from minirag_ingest.roots import in_scope
@@ -133,6 +134,10 @@ class _Sync(Reading, Upkeep):
 
     # -- the pass --------------------------------------------------------------------------
     def run(self) -> SyncReport:
+        # Another model's vectors: refuse before reading anything. A model that cannot be
+        # loaded at all is left to the files that need it (model_failed counts them).
+        with contextlib.suppress(ModelLoadError):
+            self.index.check_model()
         self.check_stop()
         extensions = sorted(self.pipeline.extensions)
         scanned = scan(self.roots, self.scope, extra_extensions=extensions)

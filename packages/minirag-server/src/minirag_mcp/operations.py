@@ -35,6 +35,7 @@ from minirag_mcp.results import (
     FormOut,
     HitOut,
     IgnoreFileOut,
+    IndexModelOut,
     Ingested,
     LabelOut,
     LabelsStatus,
@@ -303,6 +304,27 @@ def scan_extensions() -> frozenset[str]:
     return IMAGE_EXTENSIONS
 
 
+UNRECORDED_MODEL_NOTE = (
+    "This index was written before indexes recorded their embedding model. The next sync or "
+    "ingest records the configured MODEL_NAME as the model its vectors were made with; if they "
+    "were made with another one, set MODEL_NAME to that model first, or use a new DB_PATH."
+)
+
+
+def _index_model_status(ctx: AppContext) -> dict[str, Any]:
+    """The model the index was embedded with, beside the configured one (``modelName``)."""
+    index = ctx.index
+    if index.store.vector_dim() is None:
+        return {"index_model_checked": True}  # nothing indexed yet: indexModel is null
+    recorded = index.recorded_model()
+    return {
+        "index_model_checked": True,
+        "index_model": None if recorded is None else IndexModelOut.of(recorded),
+        "index_model_note": UNRECORDED_MODEL_NOTE if recorded is None else None,
+        "model_mismatch": index.model_problem() or None,
+    }
+
+
 def status(ctx: AppContext) -> StatusResult:
     """Configuration and index health. Answers even when the configuration is broken."""
     if isinstance(ctx.config, ConfigProblem):
@@ -321,6 +343,10 @@ def status(ctx: AppContext) -> StatusResult:
         "model": "loaded" if built is not None and built.embedder.loaded else "not loaded",
         "model_error": built.embedder.load_error if built is not None else None,
     }
+    try:
+        fields.update(_index_model_status(ctx))
+    except Exception as exc:  # reported, never raised: status must always answer
+        errors.append(f"the index's embedding model could not be checked: {exc}")
     errors.extend(place_problems(config, every_missing_root=True))
     ignore_files = []
     for root in config.roots:

@@ -164,20 +164,24 @@ def show_status(result: StatusResult) -> None:
         warn(f"configuration error: {result.config_error}")
         return
     for key, value in result.dump().items():
-        if key in ("errors", "schemeWarning", "labels"):
+        if key in ("errors", "schemeWarning", "labels", "modelMismatch", "indexModelNote"):
             continue
         print(f"{key}: {_status_value(value)}")
     if result.labels is not None:
         for line in label_block_lines(result.labels):
             print(line)
-    if result.scheme_warning:
-        warn(result.scheme_warning)
+    for notice in (result.scheme_warning, result.model_mismatch, result.index_model_note):
+        if notice:
+            warn(notice)
     for error in result.errors or []:
         warn(error)
 
 
 def _status_value(value: Any) -> Any:
-    """A list as one comma-separated line (its objects as JSON), "-" when empty."""
+    """An object as JSON, a list as one comma-separated line (its objects as JSON), "-" when
+    the list is empty."""
+    if isinstance(value, dict):
+        return json.dumps(value, ensure_ascii=False)
     if not isinstance(value, list):
         return value
     shown = (json.dumps(v, ensure_ascii=False) if isinstance(v, dict) else str(v) for v in value)

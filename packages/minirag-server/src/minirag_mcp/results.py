@@ -19,8 +19,9 @@ Imported by the server and by every CLI command, so it imports nothing but pydan
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 from pydantic.alias_generators import to_camel
@@ -29,6 +30,7 @@ if TYPE_CHECKING:
     from minirag_index import Hit, NeighborChunk
     from minirag_index.filters import Label
     from minirag_index.mentions import FirstMatch
+    from minirag_index.model_spec import ModelSpec
     from minirag_ingest.jobs import JobStatus
     from minirag_ingest.labels.try_file import TriedFacet as TriedFacetFound
     from minirag_ingest.labels.try_file import TriedFile
@@ -54,9 +56,24 @@ class Result(BaseModel):
         extra="forbid",
     )
 
+    # Keys shown only while an attribute is set (not None, not False), even when their own
+    # value is null: wire key -> attribute.
+    _shown_with: ClassVar[Mapping[str, str]] = {}
+
     def dump(self) -> dict[str, Any]:
         """The payload as JSON-ready data: what the tool sends and what --json prints."""
         return self.model_dump(mode="json")
+
+    # No return annotation on purpose: pydantic would publish an annotated return type as the
+    # model's output schema, in place of its own named properties.
+    @model_serializer(mode="wrap")
+    def _hide_unset_groups(self, handler: SerializerFunctionWrapHandler):  # type: ignore[no-untyped-def]
+        data = handler(self)
+        if isinstance(data, dict):
+            for key, attribute in self._shown_with.items():
+                if getattr(self, attribute) in (None, False):
+                    data.pop(key, None)
+        return data
 
 
 class LabelledRow(Result):
@@ -65,15 +82,11 @@ class LabelledRow(Result):
     ``labels`` None means the corpus has no taxonomy file: the three keys are left out. With
     labels on, ``date`` and ``dateSource`` are there even when null (an undated document)."""
 
-    # No return annotation on purpose: pydantic would publish an annotated return type as the
-    # row's output schema, in place of the row's own named properties.
-    @model_serializer(mode="wrap")
-    def _labels_only_when_on(self, handler: SerializerFunctionWrapHandler):  # type: ignore[no-untyped-def]
-        data = handler(self)
-        if getattr(self, "labels", None) is None and isinstance(data, dict):
-            for key in ("labels", "date", "dateSource"):
-                data.pop(key, None)
-        return data
+    _shown_with: ClassVar[Mapping[str, str]] = {
+        "labels": "labels",
+        "date": "labels",
+        "dateSource": "labels",
+    }
 
 
 # -- syncing and ingesting -------------------------------------------------------------------
@@ -426,8 +439,30 @@ class LabelsStatus(Result):
     model_hint: str | None = omitted()
 
 
+class IndexModelOut(Result):
+    """The embedding model an index's vectors were made with."""
+
+    id: str
+    dim: int
+    query_prefix: str
+    passage_prefix: str
+    model_name: str
+
+    @classmethod
+    def of(cls, model: ModelSpec) -> IndexModelOut:
+        return cls(
+            id=model.id,
+            dim=model.dim,
+            query_prefix=model.query_prefix,
+            passage_prefix=model.passage_prefix,
+            model_name=model.name or model.id,
+        )
+
+
 class StatusResult(Result):
     """status. With a broken configuration only ``version`` and ``configError``."""
+
+    _shown_with: ClassVar[Mapping[str, str]] = {"indexModel": "index_model_checked"}
 
     version: str
     config_error: str | None = omitted()
@@ -437,6 +472,11 @@ class StatusResult(Result):
     model_name: str | None = omitted()
     model: str | None = omitted()
     model_error: str | None = omitted()
+    # The model the index records (null: nothing indexed yet, or written before the record).
+    index_model: IndexModelOut | None = None
+    index_model_checked: bool = Field(default=False, exclude=True)
+    index_model_note: str | None = omitted()
+    model_mismatch: str | None = omitted()
     ignore_files: list[IgnoreFileOut] | None = omitted()
     documents: int | None = omitted()
     chunks: int | None = omitted()
