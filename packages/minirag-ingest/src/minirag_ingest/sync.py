@@ -57,14 +57,13 @@ import logging
 import os
 import threading
 from collections.abc import Iterable
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from minirag_index import ModelLoadError, SourceDoc
-from minirag_ingest.formats import IMAGE_EXTENSIONS
+from minirag_ingest.file_state import unscanned_image
 from minirag_ingest.lock import SyncLock
 from minirag_ingest.roots import in_scope
-from minirag_ingest.scan import ScannedFile, UnlistedFolder, is_excluded, scan
+from minirag_ingest.scan import ScannedFile, UnlistedFolder, scan
 from minirag_ingest.sync_pass import (
     COUNT_NAMES,
     ProgressCallback,
@@ -205,7 +204,9 @@ class _Sync(Reading, Upkeep):
             indexed,
             digest=digest,
             on_disk=on_disk,
-            unscanned_images={s for s in on_disk if self.unreadable_here(s)},
+            unscanned_images={
+                s for s in on_disk if unscanned_image(s, self.roots, self.pipeline.extensions)
+            },
             doubled=self.index.stored_twice(indexed),
             has_ocr=self.pipeline.ocr is not None,
             scope=self.scope,
@@ -267,17 +268,6 @@ class _Sync(Reading, Upkeep):
             )
             return
         self.wrote = True
-
-    def unreadable_here(self, source: str) -> bool:
-        """An indexed image this install no longer scans (the [ocr] extra is gone): kept as it
-        is rather than deleted, unless a rule now excludes it."""
-        suffix = Path(source).suffix.lower()
-        if suffix not in IMAGE_EXTENSIONS or suffix in self.pipeline.extensions:
-            return False
-        try:
-            return is_excluded(source, self.roots) is None
-        except (OSError, ValueError):
-            return True  # cannot tell: keep it
 
     def kept_message(self, folder: UnlistedFolder, kept: list[str]) -> str:
         if not kept:

@@ -2,7 +2,9 @@
 
 :func:`plan` is the whole decision, and touches neither the disk nor the index: the caller
 hands it what the scan found, what the index holds, which indexed files are still on disk, and
-a function that hashes a file. :mod:`minirag_ingest.sync` carries the plan out.
+a function that hashes a file. :mod:`minirag_ingest.sync` carries the plan out. Its predicates
+(unchanged, outdated, needs OCR again) are those of :mod:`minirag_ingest.file_state`, which
+``list_files`` reports with.
 
 Per file on disk (each gets exactly one fate):
 
@@ -32,7 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from minirag_ingest.chunking import SCHEME_VERSION
+from minirag_ingest.file_state import needs_ocr_again, outdated, unchanged
 from minirag_ingest.roots import in_scope
 
 if TYPE_CHECKING:
@@ -110,7 +112,7 @@ def plan(
             else:
                 result.delete.append(source)  # still there but no longer scanned: excluded
             continue
-        if info.scheme >= SCHEME_VERSION and source not in doubled:
+        if not outdated(info) and source not in doubled:
             origins.setdefault(_move_key(Path(source).name, info.size), []).append(info)
         if not protected:
             result.delete.append(source)
@@ -153,13 +155,13 @@ def _decide_files(
         if info is None:
             new.append(file)
             continue
-        reread = info.scheme < SCHEME_VERSION or source in doubled
-        keep = reread and bool(info.ocr_engine) and not has_ocr
+        reread = outdated(info) or source in doubled
+        keep = reread and needs_ocr_again(info, has_ocr)
         if reread and not keep:
             result.read.append(Read(file, repair=source in doubled))
             continue
         content_hash = None
-        if info.size != file.size or info.mtime != file.mtime:
+        if not unchanged(info, file.size, file.mtime):
             content_hash = _hash(result, file, digest)
             if content_hash is None:
                 continue

@@ -16,6 +16,7 @@ from minirag_mcp.wording import MCP, Wording
 
 if TYPE_CHECKING:
     from minirag_index import MiniragIndex
+    from minirag_ingest.corpus import Corpus
     from minirag_ingest.jobs import JobManager
     from minirag_ingest.labels.taxonomy import TaxonomyLoader
     from minirag_ingest.pipeline import Pipeline
@@ -103,6 +104,13 @@ class AppContext:
                 if self._index is None:
                     self._index = MiniragIndex(config.index)
         return self._index
+
+    @property
+    def corpus(self) -> Corpus:
+        """The roots and the index together: listings and the corpus's report."""
+        from minirag_ingest.corpus import Corpus
+
+        return Corpus(self.index, self.roots)
 
     @property
     def taxonomy(self) -> TaxonomyLoader:

@@ -16,11 +16,13 @@ import os
 import re
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from minirag_index import DEFAULT_NEIGHBORS, DEFAULT_TOP_K
+from minirag_ingest.corpus import installed_ocr, scanned_extensions
+from minirag_ingest.labels import filtering
+from minirag_ingest.labels.filtering import LabelView
 from minirag_mcp.config import ConfigProblem
 from minirag_mcp.context import AppContext, place_problems
 from minirag_mcp.results import (
@@ -29,7 +31,6 @@ from minirag_mcp.results import (
     DocumentText,
     FacetStatus,
     FileRow,
-    FileState,
     FilterCounts,
     FirstMatchOut,
     FormOut,
@@ -55,6 +56,7 @@ from minirag_mcp.results import (
 )
 
 if TYPE_CHECKING:
+    from minirag_ingest.corpus import ListedFile
     from minirag_ingest.pipeline import ContentFormat
 
 _URL_LIKE = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*://")
@@ -136,22 +138,6 @@ def _look_alikes_for(ctx: AppContext, source: str) -> list[LookAlikeOut] | None:
 # documents silently, since filterCounts is a key of the feature too.
 
 
-@dataclass
-class LabelView:
-    """What one request does with labels: whether rows carry them, and its filter."""
-
-    on: bool = False  # the taxonomy file exists: rows carry labels, date and dateSource
-    taxonomy: Any = None  # the parsed taxonomy (None while the file cannot be parsed)
-    filter: Any = None  # the request's DocFilter, when it set one
-    counts: dict[str, int] | None = None  # filterCounts, once the filter was applied
-    notice: str | None = None  # filterNotice
-    matched: set[str] = field(default_factory=set)
-
-    @property
-    def filtering(self) -> bool:
-        return self.filter is not None
-
-
 def _blank(value: Any) -> bool:
     return value is None or (isinstance(value, str | dict | list) and not value)
 
@@ -179,40 +165,16 @@ def label_view(
                 "Create it to turn them on."
             )
         return LabelView()
-    error = loader.error
-    view = LabelView(on=True, taxonomy=None if error else loader.get())
-    if not wants_filter:
-        return view
-    if error and not _blank(labels):
-        raise OperationError(error)
-    from minirag_index.filters import parse_filter
-
-    vocabulary = view.taxonomy.filter_vocabulary() if view.taxonomy is not None else None
     try:
-        view.filter = parse_filter(labels, date_from, date_to, vocabulary=vocabulary)
+        return filtering.view_for(loader, labels, date_from, date_to, wants_filter=wants_filter)
     except ValueError as exc:
         raise OperationError(str(exc)) from None
-    return view
 
 
 def apply_label_filter(ctx: AppContext, view: LabelView, indexed: dict[str, Any]) -> None:
     """Filter ``indexed`` (the sources in scope): fills matched, counts and notice."""
-    if not view.filtering:
-        return
-    from minirag_index.filters import apply_filter
-
-    result = apply_filter(indexed, view.filter)
-    view.matched = set(result.kept)
-    view.counts = result.counts
-    if view.filter.labels and view.taxonomy is not None:
-        from minirag_ingest.labels.resolve import filter_notice, model_state
-
-        if any(
-            (facet := view.taxonomy.facet(name)) is not None and facet.needs_model
-            for name in view.filter.labels
-        ):
-            state, hint = model_state(view.taxonomy, ctx.require_config().index.CACHE_DIR)
-            view.notice = filter_notice(view.taxonomy, list(view.filter.labels), state, hint)
+    if view.filtering:
+        filtering.apply(view, indexed, ctx.require_config().index.CACHE_DIR)
 
 
 def label_fields(info: Any) -> dict[str, Any]:
@@ -228,28 +190,6 @@ def label_fields(info: Any) -> dict[str, Any]:
     }
 
 
-def _labelled_rows(
-    view: LabelView, rows: list[FileRow], indexed: dict[str, Any], by_date: bool
-) -> list[FileRow]:
-    """list_files rows with their labels and dates, filtered, newest first when asked."""
-    from types import SimpleNamespace
-
-    from minirag_index.filters import sort_by_date
-
-    kept: list[FileRow] = []
-    for row in rows:
-        info = indexed.get(row.path or row.source or "")
-        if view.filtering and (info is None or info.source not in view.matched):
-            continue
-        if info is not None:
-            row = row.model_copy(update=label_fields(info))
-        kept.append(row)
-    if not by_date:
-        return kept
-    dated = (SimpleNamespace(row=r, doc_date=r.date) for r in kept)
-    return [item.row for item in sort_by_date(dated)]
-
-
 def _filter_fields(view: LabelView) -> dict[str, Any]:
     """filterCounts and filterNotice of a filtered request (nothing without a filter)."""
     counts = None if view.counts is None else FilterCounts.model_validate(view.counts)
@@ -263,26 +203,27 @@ def _labels_status(ctx: AppContext, infos: dict[str, Any]) -> LabelsStatus | Non
         return None
     if loader.error:
         return LabelsStatus(error=loader.error)
-    from minirag_index.filters import label_stats
-    from minirag_ingest.labels.resolve import model_state
-
-    taxonomy = loader.require()
-    stats, undated = label_stats(infos.values(), taxonomy.filter_vocabulary())
-    facets: dict[str, FacetStatus] = {}
-    for facet in taxonomy.facets:
-        counted = stats[facet.name]
-        facets[facet.name] = FacetStatus(
+    counted = filtering.label_counts(
+        loader.require(), infos.values(), ctx.require_config().index.CACHE_DIR
+    )
+    facets = {
+        facet.name: FacetStatus(
             question=facet.question,
             values=[
-                ValueCount(id=v.id, description=v.description, count=counted.values[v.id])
-                for v in facet.values
+                ValueCount(id=v.id, description=v.description, count=v.count) for v in facet.values
             ],
-            unlabelled=counted.unlabelled,
-            uncertain=counted.uncertain,
+            unlabelled=facet.unlabelled,
+            uncertain=facet.uncertain,
             within=list(facet.within) or None,
         )
-    state, hint = model_state(taxonomy, ctx.require_config().index.CACHE_DIR)
-    return LabelsStatus(facets=facets, undated=undated, model=state, model_hint=hint or None)
+        for facet in counted.facets
+    }
+    return LabelsStatus(
+        facets=facets,
+        undated=counted.undated,
+        model=counted.model,
+        model_hint=counted.model_hint or None,
+    )
 
 
 # -- status ----------------------------------------------------------------------------------
@@ -290,18 +231,12 @@ def _labels_status(ctx: AppContext, infos: dict[str, Any]) -> LabelsStatus | Non
 
 def ocr_engine() -> str | None:
     """The OCR plug-in this install offers (no engine built), or None."""
-    from minirag_ingest.ocr import ocr_engine_name
-
-    return ocr_engine_name()
+    return installed_ocr()
 
 
 def scan_extensions() -> frozenset[str]:
     """Extensions the scan adds to the base whitelist: images, when OCR is installed."""
-    if ocr_engine() is None:
-        return frozenset()
-    from minirag_ingest.ocr import IMAGE_EXTENSIONS
-
-    return IMAGE_EXTENSIONS
+    return scanned_extensions()
 
 
 UNRECORDED_MODEL_NOTE = (
@@ -330,8 +265,6 @@ def status(ctx: AppContext) -> StatusResult:
     if isinstance(ctx.config, ConfigProblem):
         return StatusResult(version=ctx.config.version, config_error=ctx.config.error)
     config = ctx.config
-    from minirag_ingest.scan import IgnoreFileUnreadable, load_rules
-
     errors: list[str] = []
     built = ctx.index_if_built
     fields: dict[str, Any] = {
@@ -348,45 +281,24 @@ def status(ctx: AppContext) -> StatusResult:
     except Exception as exc:  # reported, never raised: status must always answer
         errors.append(f"the index's embedding model could not be checked: {exc}")
     errors.extend(place_problems(config, every_missing_root=True))
-    ignore_files = []
-    for root in config.roots:
-        if not root.is_dir():
-            if root.exists():
-                errors.append(f"root {root} is not a folder that can be listed")
-            continue
-        try:
-            rules = load_rules(root)
-        except IgnoreFileUnreadable as exc:
-            errors.append(f"{exc}; nothing under {root} is scanned until it is fixed")
-            continue
-        if rules is not None:
-            ignore_files.append(IgnoreFileOut(path=str(rules.file), rules=rules.count))
-    fields["ignore_files"] = ignore_files
-
-    documents = chunks = stale = unsigned = unpaged = 0
-    infos: dict[str, Any] = {}
-    try:
-        from minirag_ingest.chunking import SCHEME_VERSION
-        from minirag_ingest.pages import lacks_pages
-
-        infos = ctx.index.sources()
-        documents = len(infos)
-        chunks = sum(info.chunk_count for info in infos.values())
-        stale = ctx.index.stale_chunk_count(SCHEME_VERSION) if documents else 0
-        unsigned = sum(1 for info in infos.values() if info.signature is None)
-        unpaged = sum(1 for info in infos.values() if lacks_pages(info))
-    except Exception as exc:  # reported, never raised: status must always answer
-        errors.append(f"the index at {config.db_path} could not be read: {exc}")
-    fields.update(documents=documents, chunks=chunks, stale_chunk_count=stale)
+    report = ctx.corpus.report()
+    errors.extend(report.errors)
+    stale = report.stale_chunk_count
+    fields.update(
+        ignore_files=[IgnoreFileOut(path=str(f.path), rules=f.rules) for f in report.ignore_files],
+        documents=report.documents,
+        chunks=report.chunks,
+        stale_chunk_count=stale,
+        unsigned_source_count=report.unsigned or None,
+        unpaged_source_count=report.unpaged or None,
+    )
     if stale:
         fields["scheme_warning"] = (
             f"{stale} chunks were cut by an older chunking scheme and rank poorly; "
             "run sync_start (or minirag-mcp sync) to rebuild them."
         )
-    fields["unsigned_source_count"] = unsigned or None
-    fields["unpaged_source_count"] = unpaged or None
     try:
-        fields["labels"] = _labels_status(ctx, infos)
+        fields["labels"] = _labels_status(ctx, report.sources)
     except Exception as exc:  # reported, never raised: status must always answer
         fields["labels"] = LabelsStatus(error=f"the labels could not be counted: {exc}")
     from minirag_ingest.ocr import ocr_missing
@@ -717,20 +629,6 @@ def delete_file(
 # -- listing ---------------------------------------------------------------------------------
 
 
-def _unscanned_image(ctx: AppContext, source: str) -> bool:
-    """An indexed image still on disk that the scan skips because the [ocr] extra is absent
-    (sync keeps it as unreadable), rather than one that is gone or excluded by a rule."""
-    from minirag_ingest.ocr import IMAGE_EXTENSIONS
-    from minirag_ingest.scan import is_excluded
-
-    if Path(source).suffix.lower() not in IMAGE_EXTENSIONS or not os.path.lexists(source):
-        return False
-    try:
-        return is_excluded(source, ctx.roots) is None
-    except (OSError, ValueError):
-        return True  # cannot tell: sync keeps it too
-
-
 def list_files(
     ctx: AppContext,
     scope: str | None = None,
@@ -744,10 +642,7 @@ def list_files(
     With a label or date filter only indexed documents that match are listed."""
     ctx.require_places()
     view = label_view(ctx, labels, date_from, date_to, sort)
-    from minirag_index import in_scope
-    from minirag_ingest.chunking import SCHEME_VERSION
-    from minirag_ingest.pages import lacks_pages
-    from minirag_ingest.scan import ScopeExcluded, scan
+    from minirag_ingest.scan import ScopeExcluded
 
     scope_text = str(scope).strip() if scope and str(scope).strip() else None
     # The scope rule of query_documents and find_mentions: an absolute path scopes the folders
@@ -759,84 +654,33 @@ def list_files(
     )
     scope_path = _scope_path(ctx, scope_text) if is_path_scope else None
     try:
-        scanned = (
-            scan(ctx.roots, scope_path, extra_extensions=scan_extensions())
-            if scope_text is None or scope_path is not None
-            else None
-        )
+        listing = ctx.corpus.list_files(scope_text, scope_path)
     except ScopeExcluded as exc:
         raise OperationError(str(exc)) from None
-    indexed = ctx.index.sources(scope_text)
-    without_ocr = ocr_engine() is None
-    files: list[FileRow] = []
-    seen: set[str] = set()
-    for item in scanned.files if scanned else []:
-        path = str(item.path)
-        seen.add(path)
-        info = indexed.get(path)
-        if info is None:
-            files.append(
-                FileRow(path=path, display_path=_display(ctx, path), state="not_indexed", chunks=0)
-            )
-            continue
-        unchanged = info.size == item.size and abs(info.mtime - item.mtime) < 1e-3
-        state: FileState
-        if unchanged and info.scheme >= SCHEME_VERSION:
-            state = "indexed"
-        elif unchanged and without_ocr and info.ocr_engine:
-            state = "unreadable"  # sync keeps it: reading it again needs the [ocr] extra
-        elif unchanged and lacks_pages(info):
-            state = "stale_pages"  # the next sync reads it again for its page numbers
-        else:
-            state = "stale"
-        files.append(
-            FileRow(
-                path=path,
-                display_path=_display(ctx, path),
-                state=state,
-                chunks=info.chunk_count,
-                title=info.title,
-                ocr_engine=info.ocr_engine or "",
-            )
-        )
-    unlisted = list(scanned.unlisted) if scanned else []
-    for source, info in sorted(indexed.items()):
-        if source in seen or not in_scope(source, scope_text):
-            continue
-        if info.source_type != "file":
-            files.append(
-                FileRow(
-                    source=source,
-                    display_path=source,
-                    state="indexed",
-                    chunks=info.chunk_count,
-                    title=info.title,
-                    source_type=info.source_type,
-                )
-            )
-            continue
-        state = "missing"
-        if any(Path(source) == u.path or u.path in Path(source).parents for u in unlisted):
-            state = "unlisted"
-        elif without_ocr and _unscanned_image(ctx, source):
-            state = "unreadable"
-        files.append(
-            FileRow(
-                path=source,
-                display_path=_display(ctx, source),
-                state=state,
-                chunks=info.chunk_count,
-                title=info.title,
-                ocr_engine=info.ocr_engine or "",
-            )
-        )
+    listed = listing.files
     if view.on:
-        apply_label_filter(ctx, view, indexed)
-        files = _labelled_rows(view, files, indexed, sort == "date")
+        apply_label_filter(ctx, view, listing.indexed)
+        listed = filtering.select(view, listed, lambda row: row.info, by_date=sort == "date")
     return ListResult(
-        files=files,
+        files=[_file_row(ctx, row, view.on) for row in listed],
         **_filter_fields(view),
-        ignored=scanned.ignored if scanned and scanned.ignored else None,
-        unlisted_folders=[UnlistedOut(path=str(u.path), reason=u.message) for u in unlisted]
+        ignored=listing.ignored or None,
+        unlisted_folders=[UnlistedOut(path=str(u.path), reason=u.message) for u in listing.unlisted]
         or None,
+    )
+
+
+def _file_row(ctx: AppContext, row: ListedFile, labels_on: bool) -> FileRow:
+    """One listed file as list_files shows it (its labels while labels are on)."""
+    extra = label_fields(row.info) if labels_on and row.info is not None else {}
+    return FileRow(
+        path=row.path,
+        source=row.source,
+        display_path=row.source if row.source is not None else _display(ctx, row.path or ""),
+        state=row.state,
+        chunks=row.chunks,
+        title=row.title,
+        ocr_engine=row.ocr_engine,
+        source_type=row.source_type,
+        **extra,
     )
