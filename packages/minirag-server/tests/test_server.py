@@ -11,7 +11,7 @@ from fastmcp import Client
 
 from minirag_mcp.config import load_config
 from minirag_mcp.instructions import POLICY
-from minirag_mcp.operations import ocr_engine
+from minirag_mcp.listing import ocr_engine
 from minirag_mcp.server import create_app
 from testsupport.mcp import call, error_of, synced
 

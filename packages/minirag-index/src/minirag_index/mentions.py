@@ -32,6 +32,9 @@ already in the body of the chunk that opens its section, so breadcrumbs never ad
 ``matchedChunks`` or to a document's rank.
 """
 
+# Longer than 450 lines: the term grammar, the in-memory corpus and the vectorised scan share
+# the array layout of MentionCorpus and _TermHits; apart, each would reach into the other's.
+
 from __future__ import annotations
 
 import re
@@ -418,66 +421,31 @@ def find_mentions(
     limit = min(max(int(limit), 1), MAX_PAGE)
 
     ndocs = corpus.document_count
-    if doc_filter is None:
-        scope = np.ones(ndocs, dtype=bool)
-    else:
-        scope = np.fromiter((bool(doc_filter(s)) for s in corpus.sources), dtype=bool, count=ndocs)
+    scope = _in_scope(corpus, doc_filter)
     searched = int(scope.sum())
-
     hits = [_search_term(corpus, t) for t in terms_]
-    combined = np.ones(ndocs, dtype=bool) if match == "all" else np.zeros(ndocs, dtype=bool)
-    for h in hits:
-        has = np.zeros(ndocs, dtype=bool)
-        has[h.docs] = True
-        has[h.title_docs] = True
-        combined = combined & has if match == "all" else combined | has
-    matched = combined & scope
-
-    body_hit = np.zeros(corpus.chunk_count, dtype=bool)
-    context_hit = np.zeros(corpus.chunk_count, dtype=bool)
-    title_hit = np.zeros(ndocs, dtype=bool)
-    for h in hits:
-        keep = matched[h.docs]
-        body_hit[h.chunks[keep & ~h.in_context]] = True
-        context_hit[h.chunks[keep & h.in_context]] = True
-        title_hit[h.title_docs[matched[h.title_docs]]] = True
-    hit_chunks = _counted_chunks(corpus, body_hit, context_hit)
+    matched = _matched(hits, ndocs, match) & scope
+    hit_chunks, title_hit = _hit_chunks(corpus, hits, matched)
     per_doc = np.bincount(corpus.chunk_doc[hit_chunks], minlength=ndocs)
 
     matched_docs = np.nonzero(matched)[0]
     forms = _count_forms(hits, matched)
 
-    # Rank: title matches first, then more matching chunks, then source.
-    order = np.lexsort(
-        (
-            corpus.source_rank[matched_docs],
-            -per_doc[matched_docs],
-            ~title_hit[matched_docs],
-        )
-    )
-    ranked = matched_docs[order]
+    ranked = _ranked(corpus, matched_docs, per_doc, title_hit)
     page = ranked[offset : offset + limit]
 
     first_chunk = _first_chunks(corpus, hit_chunks, page)
     patterns = [t.pattern for t in terms_]
-    documents: list[MentionDocument] = []
-    for d in page.tolist():
-        c = first_chunk.get(d)
-        first = None
-        if c is not None:
-            first = FirstMatch(
-                chunk_index=int(corpus.chunk_index[c]),
-                snippet=_snippet(corpus.chunk_texts[c], int(corpus.chunk_search_from[c]), patterns),
-            )
-        documents.append(
-            MentionDocument(
-                source=corpus.sources[d],
-                title=corpus.titles[d],
-                matching_chunks=int(per_doc[d]),
-                title_match=bool(title_hit[d]),
-                first_match=first,
-            )
+    documents = [
+        MentionDocument(
+            source=corpus.sources[d],
+            title=corpus.titles[d],
+            matching_chunks=int(per_doc[d]),
+            title_match=bool(title_hit[d]),
+            first_match=_first_match(corpus, first_chunk.get(d), patterns),
         )
+        for d in page.tolist()
+    ]
 
     total = len(ranked)
     next_offset = offset + limit if offset + limit < total else None
@@ -498,6 +466,60 @@ def find_mentions(
         limit=limit,
         next_offset=next_offset,
         notice=notice,
+    )
+
+
+def _ranked(
+    corpus: MentionCorpus, docs: np.ndarray, per_doc: np.ndarray, title_hit: np.ndarray
+) -> np.ndarray:
+    """``docs`` ranked: title matches first, then more matching chunks, then source."""
+    order = np.lexsort((corpus.source_rank[docs], -per_doc[docs], ~title_hit[docs]))
+    return docs[order]
+
+
+def _in_scope(corpus: MentionCorpus, doc_filter: Callable[[str], bool] | None) -> np.ndarray:
+    """Per document: whether it is searched."""
+    ndocs = corpus.document_count
+    if doc_filter is None:
+        return np.ones(ndocs, dtype=bool)
+    return np.fromiter((bool(doc_filter(s)) for s in corpus.sources), dtype=bool, count=ndocs)
+
+
+def _matched(hits: Sequence[_TermHits], ndocs: int, match: str) -> np.ndarray:
+    """Per document: whether it holds every term (``all``) or one (``any``), title or text."""
+    combined = np.ones(ndocs, dtype=bool) if match == "all" else np.zeros(ndocs, dtype=bool)
+    for h in hits:
+        has = np.zeros(ndocs, dtype=bool)
+        has[h.docs] = True
+        has[h.title_docs] = True
+        combined = combined & has if match == "all" else combined | has
+    return combined
+
+
+def _hit_chunks(
+    corpus: MentionCorpus, hits: Sequence[_TermHits], matched: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The counted matching chunks of the matched documents, and per document whether its
+    title matches."""
+    body_hit = np.zeros(corpus.chunk_count, dtype=bool)
+    context_hit = np.zeros(corpus.chunk_count, dtype=bool)
+    title_hit = np.zeros(corpus.document_count, dtype=bool)
+    for h in hits:
+        keep = matched[h.docs]
+        body_hit[h.chunks[keep & ~h.in_context]] = True
+        context_hit[h.chunks[keep & h.in_context]] = True
+        title_hit[h.title_docs[matched[h.title_docs]]] = True
+    return _counted_chunks(corpus, body_hit, context_hit), title_hit
+
+
+def _first_match(
+    corpus: MentionCorpus, chunk: int | None, patterns: list[re.Pattern[str]]
+) -> FirstMatch | None:
+    if chunk is None:
+        return None
+    return FirstMatch(
+        chunk_index=int(corpus.chunk_index[chunk]),
+        snippet=_snippet(corpus.chunk_texts[chunk], int(corpus.chunk_search_from[chunk]), patterns),
     )
 
 

@@ -10,6 +10,9 @@ width, prefix rule); an index refuses to mix another model's vectors or queries 
 index written before that record existed gets the configured model's on its next write.
 """
 
+# Longer than 450 lines: the one class doing the table's I/O (writes with their retries, reads,
+# the model record, the keyword indexes' upkeep); the schema already lives in schema.py.
+
 from __future__ import annotations
 
 import logging

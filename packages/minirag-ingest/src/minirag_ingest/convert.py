@@ -5,6 +5,9 @@ Everything except WebVTT goes through markitdown; transcripts use our own reader
 converted, because importing them costs noticeable start-up time.
 """
 
+# Longer than 450 lines: one dispatch from a file's kind to its converter, with the failure
+# wording all converters share; the big readers (vtt, notebooks, pdf, web) are modules already.
+
 from __future__ import annotations
 
 import io

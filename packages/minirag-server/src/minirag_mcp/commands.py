@@ -19,8 +19,8 @@ from cyclopts import App, CycloptsError, Parameter
 from cyclopts.exceptions import MissingArgumentError, UnusedCliTokensError
 
 from minirag_index import DEFAULT_NEIGHBORS, DEFAULT_TOP_K
+from minirag_mcp import labelling, listing, render, searching
 from minirag_mcp import operations as ops
-from minirag_mcp import render
 from minirag_mcp.config import __version__
 from minirag_mcp.context import AppContext
 from minirag_mcp.interrupt import STOP
@@ -164,7 +164,9 @@ def query(
 
     def action(ctx: AppContext) -> Any:
         labels = label_filter(label)
-        return ops.query_documents(ctx, text, top_k, cli_scope(scope), labels, date_from, date_to)
+        return searching.query_documents(
+            ctx, text, top_k, cli_scope(scope), labels, date_from, date_to
+        )
 
     return run(common, action, render.show_query, cli_wording())
 
@@ -190,7 +192,9 @@ def find(
     def action(ctx: AppContext) -> Any:
         labels = label_filter(label)
         where = cli_scope(scope)
-        return ops.find_mentions(ctx, list(terms), match, where, offset, labels, date_from, date_to)
+        return searching.find_mentions(
+            ctx, list(terms), match, where, offset, labels, date_from, date_to
+        )
 
     return run(common, action, render.show_mentions, cli_wording())
 
@@ -240,14 +244,14 @@ def list_(
 
     def action(ctx: AppContext) -> Any:
         labels = label_filter(label)
-        return ops.list_files(ctx, cli_scope(scope), labels, date_from, date_to, sort)
+        return listing.list_files(ctx, cli_scope(scope), labels, date_from, date_to, sort)
 
     return run(common, action, render.show_list, cli_wording())
 
 
 def status(*, common: Common | None = None) -> int:
     """Configuration and index health (exits 0 even when the configuration is broken)."""
-    return run(common or Common(), ops.status, render.show_status, cli_wording())
+    return run(common or Common(), listing.status, render.show_status, cli_wording())
 
 
 def delete(
@@ -270,7 +274,7 @@ def classify_try(path: str, /, *, common: Common | None = None) -> int:
             render.warn(problem)
         return (EXIT_FAILED, "; ".join(result.problems)) if result.problems else (EXIT_OK, None)
 
-    action = lambda ctx: ops.classify_try(ctx, absolute(path))  # noqa: E731
+    action = lambda ctx: labelling.classify_try(ctx, absolute(path))  # noqa: E731
     return run(common, action, render.show_try, cli_wording(filePath="PATH"), outcome)
 
 

@@ -197,12 +197,14 @@ def interrupted(places: Places, done: int, total: int | None = None) -> int:
 def ingest_folder(places: Places, folder: str) -> int:
     """``ingest <folder>``: every file under it, one at a time, with sync's counts line."""
     from minirag_ingest.scan import scan
-    from minirag_mcp import operations as ops
+    from minirag_mcp import listing
 
     ctx = make_context(places, cli_wording(filePath="PATH"))
     try:
         ctx.require_places()
-        scanned = scan(ctx.roots, ctx.roots.contain(folder), extra_extensions=ops.scan_extensions())
+        scanned = scan(
+            ctx.roots, ctx.roots.contain(folder), extra_extensions=listing.scan_extensions()
+        )
         # One labelling job for the whole folder: the choice model, when a facet needs
         # it, is loaded once by the first file and released at the end.
         labelling = ctx.pipeline.labelling()

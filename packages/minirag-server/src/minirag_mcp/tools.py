@@ -22,6 +22,7 @@ from fastmcp.exceptions import ToolError
 from pydantic import Field
 
 from minirag_index import DEFAULT_NEIGHBORS, DEFAULT_TOP_K, MAX_TOP_K
+from minirag_mcp import listing, searching
 from minirag_mcp import operations as ops
 from minirag_mcp.context import AppContext
 from minirag_mcp.results import (
@@ -291,7 +292,7 @@ def query_documents(
     labels and date, and filterCounts says how many documents were left out only for
     lacking a label (unlabelled) or a date (undated)."""
     app = app_of(ctx)
-    return call(ops.query_documents, app, query, topK, scope, labels, dateFrom, dateTo)
+    return call(searching.query_documents, app, query, topK, scope, labels, dateFrom, dateTo)
 
 
 @tool(READ_ONLY)
@@ -323,7 +324,7 @@ def find_mentions(
     words. Up to 200 documents per page; pass nextOffset back as offset for more. With
     document labels, labels/dateFrom/dateTo narrow the documents searched."""
     app = app_of(ctx)
-    return call(ops.find_mentions, app, terms, match, scope, offset, labels, dateFrom, dateTo)
+    return call(searching.find_mentions, app, terms, match, scope, offset, labels, dateFrom, dateTo)
 
 
 @tool(READ_ONLY)
@@ -375,7 +376,7 @@ def list_files(
     listed. Use it to see what the index covers. When the corpus has document labels,
     each indexed row carries its labels and date, labels/dateFrom/dateTo keep only the
     matching documents (with filterCounts) and sort "date" lists the newest first."""
-    return call(ops.list_files, app_of(ctx), scope, labels, dateFrom, dateTo, sort)
+    return call(listing.list_files, app_of(ctx), scope, labels, dateFrom, dateTo, sort)
 
 
 @tool({**LOCAL_WRITE, "destructiveHint": True})
@@ -397,4 +398,4 @@ def status(ctx: Context) -> StatusResult:
     document counts (map a user's wording to a value id from it). Works even
     when the configuration is broken, reporting configError. Call it when a search comes
     back empty or a tool fails unexpectedly."""
-    return call(ops.status, app_of(ctx))
+    return call(listing.status, app_of(ctx))

@@ -7,6 +7,9 @@ close to the budget, or that glues pieces cut inside a word, is counted for real
 emitted, and if that count is over, the chunk gives back atoms until it fits.
 """
 
+# Longer than 450 lines: the span splitters and the Packer share one token accounting (Unit,
+# Atom, SectionPlan); split, the budget rule would be spread over two files.
+
 from __future__ import annotations
 
 import re
