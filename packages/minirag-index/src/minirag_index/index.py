@@ -201,7 +201,7 @@ class MiniragIndex:
         table version."""
 
         def problem() -> str | None:
-            if self.store.vector_dim() is None:
+            if self.is_empty():
                 return None  # nothing embedded yet: any model may start it
             return self.store.model_problem(self.embedder.spec)
 
@@ -506,6 +506,16 @@ class MiniragIndex:
     def sources(self, scope: str | None = None) -> dict[str, SourceInfo]:
         infos = self.store.sources(scope_filter_sql(scope))
         return {s: i for s, i in infos.items() if in_scope(s, scope)}
+
+    def sources_among(self, sources: Collection[str]) -> dict[str, SourceInfo]:
+        """The stored entries of those of ``sources`` the index holds."""
+        from minirag_index.filters import sources_filter_sql
+
+        return self.store.sources(sources_filter_sql(sources))
+
+    def is_empty(self) -> bool:
+        """Nothing embedded yet: no table, or no vectors in it."""
+        return self.store.vector_dim() is None
 
     def stale_chunk_count(self, current_scheme: int) -> int:
         return self.store.count_rows(f"scheme < {int(current_scheme)}")

@@ -59,7 +59,7 @@ UNRECORDED_MODEL_NOTE = (
 def _index_model_status(ctx: AppContext) -> dict[str, Any]:
     """The model the index was embedded with, beside the configured one (``modelName``)."""
     index = ctx.index
-    if index.store.vector_dim() is None:
+    if index.is_empty():
         return {"index_model_checked": True}  # nothing indexed yet: indexModel is null
     recorded = index.recorded_model()
     return {

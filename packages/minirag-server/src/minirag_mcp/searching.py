@@ -47,9 +47,7 @@ def _labelled_infos(ctx: AppContext, view: LabelView, sources: set[str]) -> dict
     """The index's rows of ``sources`` when rows carry labels, else nothing."""
     if not view.on or not sources:
         return {}
-    from minirag_index.filters import sources_filter_sql
-
-    return ctx.index.store.sources(sources_filter_sql(sources))
+    return ctx.index.sources_among(sources)
 
 
 def query_documents(
