@@ -16,6 +16,8 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from minirag_index.tokens import make_token_counter
+
 if TYPE_CHECKING:
     import numpy as np
 
@@ -216,11 +218,7 @@ class Embedder:
                 tokenizer = Tokenizer.from_str(self.model().model.tokenizer.to_str())
             tokenizer.no_truncation()
             tokenizer.no_padding()
-
-            def count(text: str) -> int:
-                return len(tokenizer.encode(text).ids)
-
-            self._counter = count
+            self._counter = make_token_counter(tokenizer)
         return self._counter
 
     def count_many(self, texts: Iterable[str]) -> list[int]:

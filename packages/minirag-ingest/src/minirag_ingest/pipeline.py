@@ -10,9 +10,10 @@ import hashlib
 import os
 import tempfile
 from collections.abc import Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from minirag_index import ChunkInput, MiniragIndex, SourceDoc, rebuild_document
 from minirag_ingest.chunking import SCHEME_VERSION, chunk_markdown
@@ -22,16 +23,21 @@ from minirag_ingest.convert import convert_file as _convert_file
 from minirag_ingest.dates import document_date
 from minirag_ingest.labels.resolve import ModelSession, relative_path, resolve_labels
 from minirag_ingest.labels.taxonomy import Taxonomy, TaxonomyError, TaxonomyLoader
+from minirag_ingest.names import id_name, to_id
 from minirag_ingest.ocr import DEFAULT_MIN_CHARS_PER_PAGE, OcrEngine
 from minirag_ingest.pages import PageIndex
+from minirag_ingest.reading import FileRead, ReadRequest, read_contained
+from minirag_ingest.reading import file_hash as file_hash  # sync and benchmarks use it from here
 from minirag_ingest.roots import Roots
 from minirag_ingest.scan import is_excluded
 from minirag_ingest.settings import IngestSettings
 from minirag_ingest.titles import choose_title, title_prefix_for_chunk
 from minirag_ingest.urls import check_scheme, fetch
 
+if TYPE_CHECKING:
+    from minirag_ingest.convert_pool import ConversionPool
+
 ContentFormat = Literal["text", "markdown", "html"]
-_HASH_BLOCK = 1 << 20
 
 
 class IngestRefused(ValueError):
@@ -114,14 +120,6 @@ class LabelJob:
         self.close()
 
 
-def file_hash(path: Path) -> str:
-    digest = hashlib.blake2b(digest_size=16)
-    with open(path, "rb") as handle:
-        while block := handle.read(_HASH_BLOCK):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def with_title_line(chunks: list[ChunkInput], title: str) -> list[ChunkInput]:
     """Prepend "# Title" to chunk 0 as context, unless it already carries the title."""
     if not chunks or not title:
@@ -137,7 +135,11 @@ def with_title_line(chunks: list[ChunkInput], title: str) -> list[ChunkInput]:
 
 
 class Pipeline:
-    """Ingests into ``index`` files under ``roots``, text handed in, and fetched URLs."""
+    """Ingests into ``index`` files under ``roots``, text handed in, and fetched URLs.
+
+    With a ``pool`` (:class:`~minirag_ingest.convert_pool.ConversionPool`) files are converted
+    in its worker processes, under its memory and time limits; without one, in this process.
+    """
 
     def __init__(
         self,
@@ -149,8 +151,10 @@ class Pipeline:
         ocr: OcrEngine | None = None,
         ocr_min_chars_per_page: int = DEFAULT_MIN_CHARS_PER_PAGE,
         taxonomy: TaxonomyLoader | None = None,
+        pool: ConversionPool | None = None,
     ):
         self.index = index
+        self.pool = pool
         self.roots = roots
         self.settings = settings
         self.taxonomy = taxonomy
@@ -219,40 +223,65 @@ class Pipeline:
         signature = self.signature_for(rebuild_document(chunks))
         return Prepared(replace(doc, signature=signature, scheme=SCHEME_VERSION), chunks)
 
+    @property
+    def read_ahead(self) -> int:
+        """How many files a sync may hand to the workers ahead of the one it is storing."""
+        return self.pool.size if self.pool is not None else 0
+
+    def start_reading(self, path: Path, content_hash: str | None = None) -> Future[FileRead]:
+        """Begin reading one file: in a worker when there is a pool, else here and now."""
+        request = ReadRequest(
+            path=os.fspath(path),
+            roots=tuple(str(root) for root in self.roots),
+            max_file_size=self.settings.max_file_size,
+            ocr_min_chars_per_page=self.ocr_min_chars_per_page,
+            content_hash=content_hash,
+        )
+        if self.pool is not None:
+            return self.pool.submit(request)
+        future: Future[FileRead] = Future()
+        try:
+            future.set_result(read_contained(request, self.ocr))
+        except Exception as exc:
+            future.set_exception(exc)
+        return future
+
     def prepare_file(
-        self, path: Path, *, content_hash: str | None = None, labels: LabelJob | None = None
+        self,
+        path: Path,
+        *,
+        content_hash: str | None = None,
+        labels: LabelJob | None = None,
+        reading: Future[FileRead] | None = None,
     ) -> Prepared:
         """Convert, chunk and label one file (``path`` is the path it is indexed under).
 
-        ``labels`` is the job's labelling; without it a labelling is opened for this file."""
+        ``labels`` is the job's labelling; without it a labelling is opened for this file.
+        ``reading`` is the file's :meth:`start_reading`, when the caller started it already."""
         path = Path(path)
-        stat = path.stat()
-        converted = _convert_file(
-            path,
-            max_file_size=self.settings.max_file_size,
-            ocr=self.ocr,
-            ocr_min_chars_per_page=self.ocr_min_chars_per_page,
-        )
+        read = (reading or self.start_reading(path, content_hash)).result()
+        converted = read.converted
+        name = id_name(path)
         title = choose_title(
             metadata_title=converted.metadata_title,
             markdown=converted.markdown,
-            file_name=path.name,
+            file_name=name,
         )
-        date = document_date(converted.markdown, path.name, stat.st_mtime)
+        date = document_date(converted.markdown, name, read.mtime)
         doc = SourceDoc(
-            source=str(path),
+            source=to_id(path),
             source_type="file",
             title=title,
-            content_hash=content_hash or file_hash(path),
-            size=stat.st_size,
-            mtime=stat.st_mtime,
+            content_hash=read.content_hash,
+            size=read.size,
+            mtime=read.mtime,
             doc_date=date.date.isoformat() if date else None,
             date_source=date.source if date else None,
             ocr_engine=converted.ocr_engine,
         )
         prepared = self._finish(doc, self.chunk(converted, title))
-        rel_path = relative_path(path, self.roots)
-        return self._label(prepared, converted.markdown, rel_path, path.name, labels)
+        rel_path = relative_path(to_id(path), self.roots)
+        return self._label(prepared, converted.markdown, rel_path, name, labels)
 
     def prepare_content(
         self,

@@ -48,7 +48,9 @@ from __future__ import annotations
 import logging
 import os
 import unicodedata
+from collections import deque
 from collections.abc import Callable
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -66,6 +68,7 @@ from minirag_ingest.chunking import SCHEME_VERSION
 from minirag_ingest.convert import ConversionError
 from minirag_ingest.labels.resolve import needs_relabel, relative_path
 from minirag_ingest.lock import SyncLock
+from minirag_ingest.names import id_name, to_id, to_path
 from minirag_ingest.ocr import IMAGE_EXTENSIONS
 from minirag_ingest.roots import in_scope
 from minirag_ingest.scan import ScannedFile, UnlistedFolder, is_excluded, scan
@@ -73,6 +76,7 @@ from minirag_ingest.scan import ScannedFile, UnlistedFolder, is_excluded, scan
 if TYPE_CHECKING:
     from minirag_index import SourceInfo
     from minirag_ingest.pipeline import LabelJob, Pipeline, Prepared
+    from minirag_ingest.reading import FileRead
 
 log = logging.getLogger(__name__)
 
@@ -135,7 +139,7 @@ class SyncReport:
         }
 
     def fail(self, path: str | os.PathLike[str], reason: str) -> None:
-        self.errors.append({"path": str(path), "reason": reason})
+        self.errors.append({"path": to_id(path), "reason": reason})
         self.failed += 1
 
 
@@ -205,6 +209,8 @@ class _Sync:
         self.labels: LabelJob = pipeline.labelling()
         self.label_errors: dict[str, dict[str, str]] = {}
         self.label_error_counts: dict[str, int] = {}
+        self.batch: list[tuple[_Work, Prepared]] = []  # read, waiting to be embedded and stored
+        self.batch_chunks = 0
 
     # -- the pass --------------------------------------------------------------------------
     def run(self) -> SyncReport:
@@ -230,7 +236,7 @@ class _Sync:
         kept_behind: list[str] = []  # under a folder that could not be listed: never touched
         emptied: list[str] = []  # under a root that is an empty folder: may have moved away
         for folder in scanned.unlisted:
-            key = str(folder.path)
+            key = to_id(folder.path)
             under = sorted(s for s in indexed if in_scope(s, key))
             (emptied if folder.empty else kept_behind).append(key)
             if folder.is_root or under or (self.scope is not None and folder.path == self.scope):
@@ -244,7 +250,7 @@ class _Sync:
         skipped = 0
         kept_unread: list[str] = []  # read with OCR, which this install lacks
         for file in scanned.files:
-            source = str(file.path)
+            source = file.source
             seen.add(source)
             info = indexed.get(source)
             if info is None:
@@ -285,7 +291,7 @@ class _Sync:
             if source in seen or _under_any(source, kept_behind):
                 continue
             protected = _under_any(source, emptied)
-            if not protected and os.path.lexists(source):
+            if not protected and os.path.lexists(to_path(source)):
                 if self.unreadable_here(source):
                     report.unreadable += 1
                     report.unreadable_files.append(source)
@@ -293,14 +299,14 @@ class _Sync:
                 doomed.append(source)  # still there but no longer scanned: excluded now
                 continue
             if info.scheme >= SCHEME_VERSION and source not in doubled:
-                origins.setdefault(_move_key(Path(source).name, info.size), []).append(info)
+                origins.setdefault(_move_key(id_name(source), info.size), []).append(info)
             if not protected:
                 doomed.append(source)
 
         # Moves: same name and bytes, old place gone. Nothing read or embedded again.
         planned: list[tuple[SourceInfo, ScannedFile, str]] = []
         for file in new:
-            candidates = origins.get(_move_key(file.path.name, file.size))
+            candidates = origins.get(_move_key(id_name(file.source), file.size))
             if not candidates:
                 work.append(_Work(file))
                 continue
@@ -334,7 +340,7 @@ class _Sync:
         self.remember_stats(touched)
 
         # Which documents to sign afterwards (those read again get a signature anyway).
-        rereading = {str(w.file.path) for w in work}
+        rereading = {w.file.source for w in work}
         gone = set(doomed) | moved_away
         unsigned = [
             source
@@ -365,8 +371,8 @@ class _Sync:
     # -- pieces ----------------------------------------------------------------------------
     def covers(self, source: str) -> bool:
         if self.scope is not None:
-            return in_scope(source, str(self.scope))
-        return any(in_scope(source, str(root)) for root in self.roots)
+            return in_scope(source, to_id(self.scope))
+        return any(in_scope(source, to_id(root)) for root in self.roots)
 
     def stored_twice(self, indexed: dict[str, SourceInfo]) -> set[str]:
         """Sources holding more rows than distinct chunk numbers: two writers stored them."""
@@ -390,7 +396,7 @@ class _Sync:
         the next sync skips them without hashing."""
         if not touched:
             return
-        stats = [(str(f.path), f.size, f.mtime) for f in touched]
+        stats = [(f.source, f.size, f.mtime) for f in touched]
         try:
             self.index.store.set_file_stats(stats)
         except Exception as exc:  # only costs a hash next time
@@ -411,7 +417,7 @@ class _Sync:
         if suffix not in IMAGE_EXTENSIONS or suffix in getattr(self.pipeline, "extensions", ()):
             return False
         try:
-            return is_excluded(source, self.roots) is None
+            return is_excluded(to_path(source), self.roots) is None
         except (OSError, ValueError):
             return True  # cannot tell: keep it
 
@@ -452,12 +458,12 @@ class _Sync:
             self.report.moved += len(batch)
             self.wrote = True
             self.advance(len(batch))
-            return {str(file.path): origin.source for origin, file, _ in batch}, []
+            return {file.source: origin.source for origin, file, _ in batch}, []
         moved: dict[str, str] = {}
         failed: list[tuple[ScannedFile, str]] = []
         for origin, file, digest in batch:
             doc = SourceDoc(
-                source=str(file.path),
+                source=file.source,
                 source_type="file",
                 content_hash=digest,
                 size=file.size,
@@ -479,44 +485,68 @@ class _Sync:
         self.index.store.move_sources(
             {
                 origin.source: SourceDoc(
-                    source=str(file.path), content_hash=digest, size=file.size, mtime=file.mtime
+                    source=file.source, content_hash=digest, size=file.size, mtime=file.mtime
                 )
                 for origin, file, digest in batch
             }
         )
 
     def read_again(self, work: list[_Work]) -> None:
-        batch: list[tuple[_Work, Prepared]] = []
-        chunks = 0
-        for item in work:
-            try:
-                prepared = self.pipeline.prepare_file(
-                    item.file.path, content_hash=item.content_hash, labels=self.labels
-                )
-            except ConversionError as exc:
-                self.report.fail(item.file.path, exc.reason)
-                self.advance(1)
-                continue
-            except (IndexMismatchError, ModelLoadError):
-                raise
-            except Exception as exc:
-                self.report.fail(item.file.path, _describe(exc))
-                self.advance(1)
-                continue
-            batch.append((item, prepared))
-            chunks += len(prepared.chunks)
-            if len(batch) >= BATCH_DOCS or chunks >= BATCH_CHUNKS:
-                self.store(batch)
-                batch, chunks = [], 0
-        if batch:
+        """Read, chunk and store ``work``. With conversion workers, the next few files are
+        handed to them while this thread chunks and embeds the current one."""
+        ahead = getattr(self.pipeline, "read_ahead", 0)
+        reading: deque[tuple[_Work, Future[FileRead] | None]] = deque()
+        queued = iter(work)
+        try:
+            while True:
+                while len(reading) <= ahead and (item := next(queued, None)) is not None:
+                    started = (
+                        self.pipeline.start_reading(item.file.path, item.content_hash)
+                        if ahead
+                        else None
+                    )
+                    reading.append((item, started))
+                if not reading:
+                    break
+                self.read_one(*reading.popleft())
+            self.flush()
+        finally:
+            for _, started in reading:  # the sync stopped early: nobody wants these now
+                if started is not None:
+                    started.cancel()
+
+    def read_one(self, item: _Work, started: Future[FileRead] | None) -> None:
+        more = {"reading": started} if started is not None else {}
+        try:
+            prepared = self.pipeline.prepare_file(
+                item.file.path, content_hash=item.content_hash, labels=self.labels, **more
+            )
+        except ConversionError as exc:
+            self.report.fail(item.file.path, exc.reason)
+            self.advance(1)
+            return
+        except (IndexMismatchError, ModelLoadError):
+            raise
+        except Exception as exc:
+            self.report.fail(item.file.path, _describe(exc))
+            self.advance(1)
+            return
+        self.batch.append((item, prepared))
+        self.batch_chunks += len(prepared.chunks)
+        if len(self.batch) >= BATCH_DOCS or self.batch_chunks >= BATCH_CHUNKS:
+            self.flush()
+
+    def flush(self) -> None:
+        if self.batch:
+            batch, self.batch, self.batch_chunks = self.batch, [], 0
             self.store(batch)
 
     def store(self, batch: list[tuple[_Work, Prepared]]) -> None:
         for item, _ in batch:
             if item.repair:
-                self.index.store.delete_source(str(item.file.path))
+                self.index.store.delete_source(item.file.source)
         for item, prepared in batch:
-            self.label_problems(str(item.file.path), prepared.label_problems)
+            self.label_problems(item.file.source, prepared.label_problems)
         try:
             stored = len(self.pipeline.store([prepared for _, prepared in batch]))
         except (IndexMismatchError, ModelLoadError):

@@ -34,7 +34,10 @@ def fail(message: str) -> int:
 
 
 def emit_json(payload: dict[str, Any]) -> None:
-    print(json.dumps(payload, ensure_ascii=False, indent=2))
+    """The payload as JSON, always valid UTF-8 (undecodable bytes in names are escaped)."""
+    from minirag_ingest.names import json_safe
+
+    print(json.dumps(json_safe(payload), ensure_ascii=False, indent=2))
 
 
 def absolute(path: str) -> str:
@@ -554,11 +557,11 @@ def build_app() -> App:
         with labelling as labels:
             for done, item in enumerate(scanned.files, 1):
                 try:
-                    results.append(ops.ingest_file(ctx, str(item.path), labels))
+                    results.append(ops.ingest_file(ctx, item.source, labels))
                 except Exception as exc:
                     from minirag_mcp.server import error_message
 
-                    errors.append({"path": str(item.path), "reason": error_message(exc)})
+                    errors.append({"path": item.source, "reason": error_message(exc)})
                 bar.update(done, total)
         bar.close()
         for unlisted in scanned.unlisted:

@@ -2,7 +2,10 @@
 
 Every tool is a thin wrapper over the function of the same name in
 :mod:`minirag_mcp.operations`; the CLI calls the same functions. A failure comes back as a tool
-error carrying the reason, never as a crashed server.
+error carrying the reason, never as a crashed server: :class:`ToolCallGuard` turns anything a
+call raises into a tool error, and every result and message is made valid UTF-8 first, since a
+file name that is not (and the text derived from it) would otherwise fail to serialise and end
+the stdio session.
 """
 
 from __future__ import annotations
@@ -12,15 +15,18 @@ import os
 os.environ.setdefault("FASTMCP_CHECK_FOR_UPDATES", "off")
 
 import asyncio
+import contextlib
 import logging
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from typing import Annotated, Any, Literal, TypeVar
 
 import anyio
 from fastmcp import Context, FastMCP
-from fastmcp.exceptions import ToolError
+from fastmcp.exceptions import FastMCPError, ToolError
+from fastmcp.server.middleware import Middleware
 from pydantic import Field
 
+from minirag_ingest.names import json_safe, safe_text
 from minirag_mcp import operations as ops
 from minirag_mcp.config import Config, load_config
 from minirag_mcp.context import AppContext
@@ -73,22 +79,48 @@ DateTo = Annotated[
 
 
 def error_message(exc: BaseException) -> str:
-    """The message a user sees for a failed call."""
-    text = str(exc).strip()
+    """The message a user sees for a failed call (valid UTF-8, whatever the exception holds)."""
+    try:
+        text = str(exc).strip()
+    except Exception:  # an exception whose message itself fails
+        text = ""
     if isinstance(exc, ops.OperationError | ValueError | OSError | RuntimeError) and text:
-        return text
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+        return safe_text(text)
+    return safe_text(f"{type(exc).__name__}: {text}" if text else type(exc).__name__)
 
 
 def call(operation: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-    """Run an operation, turning any failure into a ToolError with the reason."""
+    """Run an operation, turning any failure into a ToolError with the reason; the result is
+    made safe to serialise (see :func:`minirag_ingest.names.json_safe`)."""
     try:
-        return operation(*args, **kwargs)
+        return json_safe(operation(*args, **kwargs))
     except ToolError:
         raise
     except Exception as exc:
         log.debug("tool call failed", exc_info=True)
         raise ToolError(error_message(exc)) from exc
+
+
+class ToolCallGuard(Middleware):
+    """The last line: a tool call that raises anything - an exception no operation expected,
+    a result that cannot be serialised, even ``SystemExit`` from a library - answers with a
+    tool error naming the tool and the reason, and the server keeps serving."""
+
+    async def on_call_tool(self, context: Any, call_next: Any) -> Any:
+        try:
+            return await call_next(context)
+        except FastMCPError as exc:  # ours, and fastmcp's own (unknown tool, bad arguments)
+            try:
+                text = str(exc)
+            except Exception:
+                text = type(exc).__name__
+            if safe_text(text) == text:
+                raise
+            raise ToolError(safe_text(text)) from exc
+        except (Exception, SystemExit) as exc:
+            name = getattr(context.message, "name", "the tool")
+            log.warning("tool %s failed unexpectedly", name, exc_info=True)
+            raise ToolError(f"{name} failed unexpectedly: {error_message(exc)}") from exc
 
 
 def _progress_token(ctx: Context | None) -> Any:
@@ -102,11 +134,21 @@ def create_app(config: Config | None = None) -> FastMCP:
     """Build the server for ``config`` (read from the environment when None)."""
     config = config if config is not None else load_config({})
     app_ctx = AppContext(config)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_server: FastMCP) -> AsyncIterator[dict[str, Any]]:
+        try:
+            yield {}
+        finally:  # the last client went away: no conversion worker outlives the session
+            await anyio.to_thread.run_sync(app_ctx.stop_workers)
+
     mcp = FastMCP(
         SERVER_NAME,
         instructions=build_instructions(config.instructions_append),
         version=config.version,
+        lifespan=lifespan,
     )
+    mcp.add_middleware(ToolCallGuard())
     mcp.app_context = app_ctx  # type: ignore[attr-defined]
     reporters: set[asyncio.Task[None]] = set()
 
