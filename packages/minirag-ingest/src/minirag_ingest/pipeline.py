@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 import os
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -120,18 +120,44 @@ class LabelJob:
         self.close()
 
 
-def with_title_line(chunks: list[ChunkInput], title: str) -> list[ChunkInput]:
-    """Prepend "# Title" to chunk 0 as context, unless it already carries the title."""
+def with_title_line(
+    chunks: list[ChunkInput],
+    title: str,
+    count_tokens: Callable[[str], int] | None = None,
+    budget: int | None = None,
+) -> list[ChunkInput]:
+    """Prepend "# Title" to chunk 0 as context, unless it already carries the title.
+
+    With a token counter and budget, the title is shortened word by word (ending in "…") to
+    fit what chunk 0 leaves of the budget, and left out when not even one word fits."""
     if not chunks or not title:
         return chunks
     prefix = title_prefix_for_chunk(title, chunks[0].text)
     if prefix is None:
         return chunks
     first = chunks[0]
+    if count_tokens is not None and budget is not None:
+        prefix = _fitted_prefix(prefix, first.text, count_tokens, budget)
+        if prefix is None:
+            return chunks
     seeded = replace(
         first, text=prefix + first.text, context_chars=first.context_chars + len(prefix)
     )
     return [seeded, *chunks[1:]]
+
+
+def _fitted_prefix(
+    prefix: str, text: str, count_tokens: Callable[[str], int], budget: int
+) -> str | None:
+    """``prefix`` ("# Title\n\n"), shortened until it and ``text`` fit ``budget``; or None."""
+    if count_tokens(prefix + text) <= budget:
+        return prefix
+    words = prefix[2:].split()
+    for keep in range(len(words) - 1, 0, -1):
+        shorter = "# " + " ".join(words[:keep]) + " …\n\n"
+        if count_tokens(shorter + text) <= budget:
+            return shorter
+    return None
 
 
 class Pipeline:
@@ -210,7 +236,12 @@ class Pipeline:
         if not chunks and title:
             # Nothing to read but a name: keep the document findable by it rather than drop it.
             chunks = [ChunkInput(text=f"# {title}")]
-        return with_title_line(chunks, title)
+        return with_title_line(
+            chunks,
+            title,
+            self.index.embedder.token_counter(),
+            self.index.settings.CHUNK_TOKEN_BUDGET,
+        )
 
     def signature_for(self, text: str) -> bytes | None:
         from minirag_index.lookalike import signature_bytes  # numpy + datasketch: on first use
