@@ -18,7 +18,6 @@ import json
 import os
 import subprocess
 import sys
-import threading
 from pathlib import Path
 
 import pytest
@@ -27,6 +26,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from minirag_ingest.names import to_id
 from testsupport.hostile import Case, build_fuzz_set
+from testsupport.memory import TreeMemory
 
 SCALE = 0.0005  # as the sync test: small enough to embed; bench/hostile.py runs full size
 CEILING = 768 << 20  # RAG_CONVERT_MAX_MEMORY for this test (see the module doc)
@@ -34,74 +34,6 @@ MAIN_BUDGET = 768 << 20  # the main process with its model and index, the fork s
 PEAK_LIMIT = 1536 << 20
 SAMPLING_SLACK = 64 << 20  # a worker grows between two samples and the watchdog's check
 linux_only = pytest.mark.skipif(not Path("/proc/self/smaps_rollup").exists(), reason="reads /proc")
-
-
-class TreeMemory:
-    """Samples the proportional set size (PSS) summed over a process and its descendants:
-    shared pages (the libraries, what workers share with their fork server) count once."""
-
-    def __init__(self, interval: float = 0.2) -> None:
-        self.interval = interval
-        self.peak = 0
-        self.peak_processes = 0
-        self.breakdown: dict[str, int] = {}
-        self.largest: dict[int, int] = {}  # pid -> its own peak
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-
-    def __enter__(self) -> TreeMemory:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._thread.join()
-
-    def _run(self) -> None:
-        while not self._stop.wait(self.interval):
-            sizes = {pid: pss(pid) for pid in descendants(os.getpid())}
-            total = sum(sizes.values())
-            for pid, size in sizes.items():
-                self.largest[pid] = max(size, self.largest.get(pid, 0))
-            if total > self.peak:
-                self.peak, self.peak_processes = total, len(sizes)
-                self.breakdown = {name(pid): size >> 20 for pid, size in sizes.items()}
-
-
-def descendants(root: int) -> list[int]:
-    children: dict[int, list[int]] = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
-            except (OSError, IndexError, ValueError):
-                continue
-            children.setdefault(parent, []).append(int(entry.name))
-    found, stack = [], list(children.get(root, []))
-    while stack:
-        pid = stack.pop()
-        found.append(pid)
-        stack.extend(children.get(pid, []))
-    return found
-
-
-def name(pid: int) -> str:
-    try:
-        return (
-            f"{pid}:" + Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ")[:60].decode()
-        )
-    except OSError:
-        return str(pid)
-
-
-def pss(pid: int) -> int:
-    try:
-        for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
-            if line.startswith("Pss:"):
-                return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    return 0
 
 
 def structured(result: object) -> dict:

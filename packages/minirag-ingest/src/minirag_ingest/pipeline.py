@@ -38,6 +38,9 @@ if TYPE_CHECKING:
     from minirag_ingest.convert_pool import ConversionPool
 
 ContentFormat = Literal["text", "markdown", "html"]
+# Chunks embedded per call: as many as a sync's batch holds, so only a document longer than
+# that is embedded in several calls (each call sorts its texts by length to save padding).
+EMBED_SLICE = 512
 
 
 class IngestRefused(ValueError):
@@ -348,10 +351,20 @@ class Pipeline:
         return self._label(prepared, converted.markdown, None, None, labels)
 
     # -- storing ---------------------------------------------------------------------------
-    def store(self, items: Sequence[Prepared]) -> list[IngestResult]:
-        """Embed the chunks of all ``items`` in one pass and store them all in one commit."""
+    def store(
+        self, items: Sequence[Prepared], on_embedded: Callable[[int, int], None] | None = None
+    ) -> list[IngestResult]:
+        """Embed the chunks of all ``items`` and store them all in one commit.
+
+        Chunks are embedded :data:`EMBED_SLICE` at a time, ``on_embedded(done, total)`` called
+        after each slice: one long document (a 50 MB text is some 140,000 chunks) shows its
+        progress while it is embedded, instead of a sync that seems to hang on it."""
         texts = [chunk.text for item in items for chunk in item.chunks]
-        vectors = self.index.embedder.embed_passages(texts)
+        vectors: list = []
+        for start in range(0, len(texts), EMBED_SLICE):
+            vectors.extend(self.index.embedder.embed_passages(texts[start : start + EMBED_SLICE]))
+            if on_embedded is not None and len(texts) > EMBED_SLICE:
+                on_embedded(len(vectors), len(texts))
         embedded, start = [], 0
         for item in items:
             end = start + len(item.chunks)

@@ -123,6 +123,9 @@ class SyncReport:
     failed: int = 0
     errors: list[dict[str, str]] = field(default_factory=list)
     unreadable_files: list[str] = field(default_factory=list)  # the sources counted unreadable
+    # (chunks embedded, chunks to embed) while a batch longer than one embedding call is
+    # embedded - a single long document - else None.
+    embedding: tuple[int, int] | None = None
 
     @property
     def ok(self) -> bool:
@@ -547,8 +550,13 @@ class _Sync:
                 self.index.store.delete_source(item.file.source)
         for item, prepared in batch:
             self.label_problems(item.file.source, prepared.label_problems)
+
+        def embedded(done: int, total: int) -> None:
+            self.report.embedding = (done, total)
+            self.tell()
+
         try:
-            stored = len(self.pipeline.store([prepared for _, prepared in batch]))
+            stored = len(self.pipeline.store([prepared for _, prepared in batch], embedded))
         except (IndexMismatchError, ModelLoadError):
             raise
         except Exception as exc:
@@ -562,6 +570,8 @@ class _Sync:
                     raise
                 except Exception as single:
                     self.report.fail(item.file.path, f"could not store it: {_describe(single)}")
+        finally:
+            self.report.embedding = None
         self.report.ingested += stored
         self.wrote = True
         self.advance(len(batch))

@@ -159,14 +159,20 @@ def create_app(config: Config | None = None) -> FastMCP:
             while True:
                 current = await anyio.to_thread.run_sync(ops.sync_status, app_ctx, job_id)
                 progress = current["progress"]
-                seen = (progress["done"], progress["total"])
+                seen = (progress["done"], progress["total"], progress.get("chunksEmbedded"))
                 if seen != last:
                     last = seen
+                    message = f"sync {current['state']}"
+                    if "chunksEmbedded" in progress:
+                        message += (
+                            f", embedding {progress['chunksEmbedded']} of "
+                            f"{progress['chunksToEmbed']} chunks"
+                        )
                     await session.send_progress_notification(
                         progress_token=token,
                         progress=float(progress["done"]),
                         total=float(progress["total"]) or None,
-                        message=f"sync {current['state']}",
+                        message=message,
                     )
                 if current["state"] != "running":
                     return
