@@ -1,16 +1,31 @@
-"""Server start-up: spawn ``python -m minirag_mcp`` → MCP initialize answered, and what it imports.
+"""Server start-up: spawn → MCP initialize and spawn → tools/list, the peer beside it, and what
+the server imports on the way.
 
     uv run python bench/startup.py [--model-dir DIR] [--runs 10] [--top 25]
+    uv run python bench/startup.py --peer node /path/to/node_modules/mcp-local-rag/dist/index.js
+    uv run python bench/startup.py --python /other/checkout/.venv/bin/python   # another revision
 
 Each run spawns the server over stdio with the mcp client library, exactly as an MCP client
-does, and times from the spawn to the moment ``initialize`` returns; the median of ``--runs``
-is the figure. Every run then calls the status tool and the script fails unless it reports the
-model as "not loaded" (start-up must not load the embedding model). For reference it also
-times a bare ``python -c pass`` the same way.
+does, and times from the spawn to the moment ``initialize`` returns and to the moment the
+``tools/list`` that follows it returns; the median of ``--runs`` is the figure. Every run then
+calls the status tool and the script fails unless it reports the model as "not loaded"
+(start-up must not load the embedding model). For reference it also times a bare
+``python -c pass`` the same way.
 
-Then one more server is spawned with ``python -X importtime`` and taken through initialize; its
-import log (stderr) gives the packages that cost the most, by cumulative time for top-level
-imports and by self time for single modules, so start-up cost can be cut where it is.
+``--peer COMMAND ...`` also starts another MCP server (e.g. the TypeScript mcp-local-rag) through
+the same client, interleaved run by run with ours so both see the same machine, with BASE_DIR,
+DB_PATH and CACHE_DIR pointing into the temporary folder, and prints each of our medians as a
+fraction of the peer's.
+
+Then two more servers are spawned with ``python -X importtime``: one taken through initialize,
+one through initialize and tools/list. The first import log gives the packages that cost the
+most before initialize is answered (cumulative time for top-level imports, self time for single
+modules, who pulls in each heavy package); the second adds what answering tools/list imports.
+
+``--python`` runs the server with another interpreter, e.g. the environment of another checkout
+(``git worktree add /tmp/before REV && uv sync --frozen --directory /tmp/before``), to compare
+revisions on the same machine. Warm bytecode matters: run once first, and do not set
+PYTHONDONTWRITEBYTECODE (the script says so when it is set).
 """
 
 from __future__ import annotations
@@ -31,38 +46,108 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _common as c
 
 LINE = re.compile(r"import time:\s+(\d+) \|\s+(\d+) \|( *)(\S+)")
+HEAVY = (
+    "numpy",
+    "pyarrow",
+    "lancedb",
+    "fastembed",
+    "onnxruntime",
+    "markitdown",
+    "tokenizers",
+    "magika",
+    "pandas",
+    "griffe",
+    "key_value",
+    "beartype",
+    "urllib.request",
+)
 
 
-async def one_start(env: dict[str, str], flags: list[str], errlog) -> tuple[float, str]:
+def children_cpu() -> float | None:
+    """CPU seconds (user + system) used so far by this process's children (Linux /proc): the
+    server's own work, which unlike wall time hardly depends on what else the machine runs."""
+    proc, me, total = Path("/proc"), os.getpid(), 0.0
+    if not proc.is_dir():
+        return None
+    tick = os.sysconf("SC_CLK_TCK")
+    for entry in proc.iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == me:
+            total += (int(fields[11]) + int(fields[12])) / tick
+    return total
+
+
+async def one_start(
+    command: str,
+    args: list[str],
+    env: dict[str, str],
+    errlog,
+    *,
+    list_tools: bool = True,
+    status: bool = True,
+) -> tuple[float, float | None, str | None, float | None, float | None]:
+    """Seconds from spawn to initialize answered and to tools/list answered, the status tool's
+    model field (None for a server without that tool, or when not asked), and the server's CPU
+    seconds at those two moments."""
     from mcp import ClientSession, StdioServerParameters
     from mcp.client.stdio import stdio_client
 
-    params = StdioServerParameters(
-        command=sys.executable, args=[*flags, "-m", "minirag_mcp"], env=env
-    )
+    params = StdioServerParameters(command=command, args=args, env=env)
     started = time.perf_counter()
     async with (
         stdio_client(params, errlog=errlog) as (read, write),
         ClientSession(read, write) as session,
     ):
         await session.initialize()
-        took = time.perf_counter() - started
-        status = c.tool_json(await session.call_tool("status", {}))
-    return took, status.get("model")
+        initialized = time.perf_counter() - started
+        cpu_init = children_cpu()
+        if not list_tools:
+            return initialized, None, None, cpu_init, None
+        tools = await session.list_tools()
+        listed = time.perf_counter() - started
+        cpu_list = children_cpu()
+        model = None
+        if status and any(tool.name == "status" for tool in tools.tools):
+            status = c.tool_json(await session.call_tool("status", {}))
+            model = status.get("model")
+    return initialized, listed, model, cpu_init, cpu_list
 
 
-def bare_python() -> float:
+def reorder(result: tuple) -> tuple:
+    """one_start's result as (init, list, cpu init, cpu list, model)."""
+    initialized, listed, model, cpu_init, cpu_list = result
+    return initialized, listed, cpu_init, cpu_list, model
+
+
+def bare_python(python: str) -> float:
     started = time.perf_counter()
-    subprocess.run([sys.executable, "-c", "pass"], check=True)
+    subprocess.run([python, "-c", "pass"], check=True)
     return time.perf_counter() - started
 
 
-def import_offenders(log: str, top: int) -> None:
+def parse(log: str) -> list[tuple[int, int, int, str]]:
+    """(self µs, cumulative µs, indent, module) per line of a -X importtime log."""
     rows = []
     for line in log.splitlines():
         m = LINE.match(line)
         if m:
             rows.append((int(m.group(1)), int(m.group(2)), len(m.group(3)), m.group(4)))
+    return rows
+
+
+def by_package(rows: list[tuple[int, int, int, str]]) -> dict[str, int]:
+    roots: dict[str, int] = {}
+    for own, _, _, name in rows:
+        roots[name.split(".")[0]] = roots.get(name.split(".")[0], 0) + own
+    return roots
+
+
+def import_offenders(rows: list[tuple[int, int, int, str]], top: int) -> None:
     total = sum(r[0] for r in rows)
     print(
         f"\n## python -X importtime, server through initialize: {len(rows)} modules, "
@@ -78,18 +163,7 @@ def import_offenders(log: str, top: int) -> None:
     # importtime prints a module after everything it imported, one indent level deeper: the
     # importer of a row is the next row with a smaller indent.
     print("  who first pulls in the heavy packages (importer chain, outermost last):")
-    for heavy in (
-        "numpy",
-        "pyarrow",
-        "lancedb",
-        "fastembed",
-        "onnxruntime",
-        "markitdown",
-        "tokenizers",
-        "magika",
-        "pandas",
-        "urllib.request",
-    ):
+    for heavy in HEAVY:
         first = next(
             (i for i, r in enumerate(rows) if r[3] == heavy or r[3].startswith(heavy + ".")), None
         )
@@ -102,12 +176,37 @@ def import_offenders(log: str, top: int) -> None:
                 chain.append(r[3])
                 indent = r[2]
         print(f"    {heavy:<14} {' <- '.join(chain)}")
-    roots: dict[str, int] = {}
-    for own, _, _, name in rows:
-        roots[name.split(".")[0]] = roots.get(name.split(".")[0], 0) + own
     print("  self time summed per top-level package (top 15):")
-    for name, own in sorted(roots.items(), key=lambda kv: -kv[1])[:15]:
+    for name, own in sorted(by_package(rows).items(), key=lambda kv: -kv[1])[:15]:
         print(f"    {own / 1000:8.1f} ms  {name}")
+
+
+def list_additions(before: list, after: list) -> None:
+    """What answering tools/list imported on top of initialize."""
+    seen = {r[3] for r in before}
+    added = [r for r in after if r[3] not in seen]
+    print(
+        f"\n## imported to answer tools/list: {len(added)} modules, "
+        f"{sum(r[0] for r in added) / 1000:.0f} ms of imports"
+    )
+    for name, own in sorted(by_package(added).items(), key=lambda kv: -kv[1])[:10]:
+        print(f"    {own / 1000:8.1f} ms  {name}")
+
+
+def importtime_log(python: str, env: dict[str, str], work: Path, *, list_tools: bool) -> list:
+    log_path = work / f"importtime-{'list' if list_tools else 'init'}.log"
+    with open(log_path, "w") as errlog:
+        asyncio.run(
+            one_start(
+                python,
+                ["-X", "importtime", "-m", "minirag_mcp"],
+                env,
+                errlog,
+                list_tools=list_tools,
+                status=False,
+            )
+        )
+    return parse(log_path.read_text())
 
 
 def main() -> None:
@@ -115,35 +214,73 @@ def main() -> None:
     parser.add_argument("--model-dir", type=Path, help="MODEL_NAME folder (default: test model)")
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--top", type=int, default=25)
+    parser.add_argument("--python", default=sys.executable, help="interpreter of the server")
+    parser.add_argument(
+        "--peer", nargs=argparse.REMAINDER, help="command and arguments of a server to compare"
+    )
     args = parser.parse_args()
 
     devnull = open(os.devnull, "w")  # noqa: SIM115
     work = Path(tempfile.mkdtemp(prefix="minirag-bench-startup-"))
     try:
         model_dir, label = c.model_folder(args.model_dir, work)
-        c.header("server start-up: spawn → MCP initialize", label)
+        c.header("server start-up: spawn → MCP initialize, → tools/list", label)
+        print(f"server   {args.python} -m minirag_mcp")
+        if os.environ.get("PYTHONDONTWRITEBYTECODE"):
+            print("note     PYTHONDONTWRITEBYTECODE is set: every start recompiles (unset it)")
         root = work / "docs"
         root.mkdir()
         (root / "note.md").write_text("# A note\n\nNothing indexed yet.\n", encoding="utf-8")
         env = c.server_env(root, work / "db", model_dir)
-        bare_python()
-        asyncio.run(one_start(env, [], devnull))  # warm the page cache
-        times, models = [], []
+        ours = (args.python, ["-m", "minirag_mcp"], env)
+        peer = None
+        if args.peer:
+            peer_env = {
+                **{k: v for k, v in env.items() if k in ("PATH", "HOME", "LANG", "TMPDIR")},
+                "BASE_DIR": str(root),
+                "DB_PATH": str(work / "peer-db"),
+                "CACHE_DIR": str(work / "peer-cache"),
+            }
+            peer = (args.peer[0], args.peer[1:], peer_env)
+            print(f"peer     {' '.join(args.peer)}")
+        bare_python(args.python)
+        for server in (ours, peer):  # warm the page cache (and bytecode)
+            if server:
+                asyncio.run(one_start(*server, devnull, status=False))
+        steps = ("init", "list", "cpu init", "cpu list")
+        times: dict[str, list] = {k: [] for k in (*steps, *(f"peer {s}" for s in steps))}
+        models = []
         for _ in range(args.runs):
-            took, model = asyncio.run(one_start(env, [], devnull))
-            times.append(took)
+            *measured, model = reorder(asyncio.run(one_start(*ours, devnull)))
+            for step, value in zip(steps, measured, strict=True):
+                times[step].append(value)
             models.append(model)
-        bare = [bare_python() for _ in range(args.runs)]
-        print(f"\n  spawn → initialize       {c.spread(times, 'ms', 1000, 0)}  (target <= 600 ms)")
+            if peer:
+                *measured, _ = reorder(asyncio.run(one_start(*peer, devnull, status=False)))
+                for step, value in zip(steps, measured, strict=True):
+                    times[f"peer {step}"].append(value)
+        bare = [bare_python(args.python) for _ in range(args.runs)]
+        print()
+        for who in ("", "peer ") if peer else ("",):
+            for step, name in (("init", "initialize"), ("list", "tools/list")):
+                spread = c.spread(times[who + step], "ms", 1000, 0)
+                line = f"  {(who or 'ours').strip()}: spawn → {name:<10} {spread}"
+                if who:
+                    ratio = c.median(times[step]) / c.median(times[who + step])
+                    line += f"  ours / peer {ratio:.2f} (target <= 0.70)"
+                cpu = [v for v in times[f"{who}cpu {step}"] if v is not None]
+                if cpu:
+                    line += f"; server CPU {c.median(cpu) * 1000:.0f} ms"
+                print(line)
         print(f"  bare `python -c pass`    {c.spread(bare, 'ms', 1000, 0)}")
         print(f"  status model field       {sorted(set(models))}  [{c.load()}]")
         if set(models) != {"not loaded"}:
             sys.exit(f"the model was loaded at start-up: {models}")
 
-        log_path = work / "importtime.log"
-        with open(log_path, "w") as errlog:
-            asyncio.run(one_start(env, ["-X", "importtime"], errlog))
-        import_offenders(log_path.read_text(), args.top)
+        at_init = importtime_log(args.python, env, work, list_tools=False)
+        at_list = importtime_log(args.python, env, work, list_tools=True)
+        import_offenders(at_init, args.top)
+        list_additions(at_init, at_list)
         c.footer()
     finally:
         shutil.rmtree(work, ignore_errors=True)

@@ -8,6 +8,7 @@ The bundle is a "uv" type extension: Claude Desktop unpacks it, runs ``uv sync``
 unpacked folder and starts the server with ``uv run``. Its contents:
 
 - ``manifest.json``: copied from ``mcpb/manifest.json``, whose version must match the packages;
+- ``icon.png``: drawn by ``mcpb/make_icon.py``;
 - ``main.py``: the entry point, which runs ``minirag_mcp.cli:main`` (the stdio server);
 - ``wheels/``: the minirag-index, minirag-ingest and minirag-mcp wheels built from this checkout,
   so the bundle installs exactly this revision whether or not it was ever released;
@@ -35,6 +36,23 @@ SERVER_PYPROJECT = ROOT / "packages" / "minirag-server" / "pyproject.toml"
 # The distributions the base install needs; the [ocr] and [classify] extras are not bundled.
 BUNDLED = ("minirag-index", "minirag-ingest", "minirag-mcp")
 MCPB_CLI = "@anthropic-ai/mcpb@2.1.2"
+# Where the bundle installs: LanceDB publishes wheels for macOS on Apple Silicon only (no Intel
+# Macs), for x64 Windows (not ARM) and for glibc Linux on x86-64 and ARM64; ONNX Runtime's macOS
+# wheel needs macOS 14. The bundle's lock is resolved for exactly these environments and must
+# have wheels for each (uv refuses the lock otherwise); manifest.json's platforms are their OSes.
+ENVIRONMENTS = {
+    "darwin": ["sys_platform == 'darwin' and platform_machine == 'arm64'"],
+    "win32": ["sys_platform == 'win32' and platform_machine == 'AMD64'"],
+    "linux": [
+        "sys_platform == 'linux' and platform_machine == 'x86_64'",
+        "sys_platform == 'linux' and platform_machine == 'aarch64'",
+    ],
+}
+CPYTHON = "platform_python_implementation == 'CPython'"
+# ONNX Runtime has no wheels for Python 3.15 yet; without the bound, uv on a machine with no
+# Python would fetch the newest one and fail to install it. Raise it once they exist (the
+# required environments above make `uv lock` say so).
+REQUIRES_PYTHON = ">=3.11,<3.15"
 
 MAIN_PY = '''"""Entry point of the minirag Claude Desktop extension: the stdio MCP server."""
 
@@ -112,6 +130,7 @@ def toml_list(items: list[str]) -> str:
 
 def bundle_pyproject(ver: str, wheels: dict[str, Path], constraints: list[str]) -> str:
     deps = [f"{name}=={ver}" for name in BUNDLED]
+    markers = [f"{m} and {CPYTHON}" for group in ENVIRONMENTS.values() for m in group]
     sources = "\n".join(
         f'{name} = {{ path = "wheels/{wheel.name}" }}' for name, wheel in wheels.items()
     )
@@ -119,11 +138,14 @@ def bundle_pyproject(ver: str, wheels: dict[str, Path], constraints: list[str]) 
 [project]
 name = "minirag-mcp-extension"
 version = "{ver}"
-requires-python = ">=3.11"
+requires-python = "{REQUIRES_PYTHON}"
 dependencies = {toml_list(deps)}
 
 [tool.uv]
 package = false
+# Resolved for the platforms the bundle supports only, each of which must have wheels.
+environments = {toml_list(markers)}
+required-environments = {toml_list(markers)}
 # Third-party versions as pinned by the uv.lock of the revision this bundle was built from.
 constraint-dependencies = {toml_list(constraints)}
 
@@ -137,13 +159,13 @@ def stage(staging: Path) -> None:
     manifest = json.loads((HERE / "manifest.json").read_text(encoding="utf-8"))
     if manifest["version"] != ver:
         sys.exit(f"mcpb/manifest.json version {manifest['version']} != package version {ver}")
+    if sorted(manifest["compatibility"]["platforms"]) != sorted(ENVIRONMENTS):
+        sys.exit(f"mcpb/manifest.json platforms are not {sorted(ENVIRONMENTS)}")
     if staging.exists():
         shutil.rmtree(staging)
     staging.mkdir(parents=True)
     shutil.copy(HERE / "manifest.json", staging / "manifest.json")
-    icon = HERE / "icon.png"
-    if icon.exists():
-        shutil.copy(icon, staging / "icon.png")
+    shutil.copy(HERE / manifest["icon"], staging / manifest["icon"])
     (staging / "main.py").write_text(MAIN_PY, encoding="utf-8")
     wheels = build_wheels(staging / "wheels")
     pyproject = bundle_pyproject(ver, wheels, pinned_constraints())

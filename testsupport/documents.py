@@ -74,6 +74,11 @@ def pdf_with_pages(pages: Sequence[str | Any | None]) -> bytes:
         )
         kids.append(f"{len(objects)} 0 R")
     objects[1] = f"<< /Type /Pages /Kids [{' '.join(kids)}] /Count {len(kids)} >>".encode()
+    return _pdf_file(objects)
+
+
+def _pdf_file(objects: Sequence[bytes], trailer: bytes = b"") -> bytes:
+    """Numbered objects (object 1 the catalog), the cross-reference table and the trailer."""
     out = bytearray(b"%PDF-1.4\n")
     offsets = []
     for number, body in enumerate(objects, start=1):
@@ -83,8 +88,9 @@ def pdf_with_pages(pages: Sequence[str | Any | None]) -> bytes:
     out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
     for offset in offsets:
         out += b"%010d 00000 n \n" % offset
-    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
+    out += b"trailer\n<< /Size %d /Root 1 0 R%s >>\nstartxref\n%d\n%%%%EOF\n" % (
         len(objects) + 1,
+        trailer,
         xref,
     )
     return bytes(out)
@@ -145,3 +151,50 @@ def zip_bytes(files: dict[str, str]) -> bytes:
         for name, text in files.items():
             archive.writestr(name, text)
     return buffer.getvalue()
+
+
+_PASSWORD_PAD = bytes.fromhex("28BF4E5E4E758A4164004E56FFFA01082E2E00B6D0683E802F0CA9FE6453697A")
+
+
+def _rc4(key: bytes, data: bytes) -> bytes:
+    state = list(range(256))
+    j = 0
+    for i in range(256):
+        j = (j + state[i] + key[i % len(key)]) % 256
+        state[i], state[j] = state[j], state[i]
+    out = bytearray()
+    i = j = 0
+    for byte in data:
+        i = (i + 1) % 256
+        j = (j + state[i]) % 256
+        state[i], state[j] = state[j], state[i]
+        out.append(byte ^ state[(state[i] + state[j]) % 256])
+    return bytes(out)
+
+
+def password_protected_pdf(text: str, password: str) -> bytes:
+    """A one-page PDF that opens only with ``password``: the standard security handler,
+    revision 2 (40-bit RC4), as the PDF reference describes it."""
+    import hashlib
+
+    padded = (password.encode("latin-1") + _PASSWORD_PAD)[:32]
+    owner = _rc4(hashlib.md5(padded).digest()[:5], padded)
+    permissions = (-4).to_bytes(4, "little", signed=True)
+    file_id = hashlib.md5(text.encode()).digest()
+    key = hashlib.md5(padded + owner + permissions + file_id).digest()[:5]
+    user = _rc4(key, _PASSWORD_PAD)
+    content = f"BT /F1 12 Tf 72 720 Td ({text}) Tj ET".encode()
+    object_key = hashlib.md5(key + (4).to_bytes(3, "little") + b"\0\0").digest()[:10]
+    stream = _rc4(object_key, content)
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [5 0 R] /Count 1 >>",
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+        b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
+        b"/Resources << /Font << /F1 3 0 R >> >> >>",
+        b"<< /Filter /Standard /V 1 /R 2 /O <%s> /U <%s> /P -4 >>"
+        % (owner.hex().encode(), user.hex().encode()),
+    ]
+    ident = file_id.hex().encode()
+    return _pdf_file(objects, b" /Encrypt 6 0 R /ID [<%s> <%s>]" % (ident, ident))

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from testsupport.documents import _pdf_file as pdf_file
 from testsupport.documents import docx_bytes, pdf_with_pages
 
 Expect = Literal["indexed", "refused", "either", "skipped"]
@@ -184,26 +185,9 @@ def many_entries(count: int) -> bytes:
     return out.getvalue()
 
 
-def _pdf(objects: list[bytes]) -> bytes:
-    out = io.BytesIO()
-    out.write(b"%PDF-1.4\n")
-    offsets = []
-    for number, body in enumerate(objects, 1):
-        offsets.append(out.tell())
-        out.write(b"%d 0 obj\n" % number + body + b"\nendobj\n")
-    xref = out.tell()
-    out.write(b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1))
-    for offset in offsets:
-        out.write(b"%010d 00000 n \n" % offset)
-    out.write(
-        b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
-    )
-    return out.getvalue()
-
-
 def looping_pdf() -> bytes:
     """A PDF whose page tree leads back to its own root."""
-    return _pdf(
+    return pdf_file(
         [
             b"<< /Type /Catalog /Pages 2 0 R >>",
             b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
@@ -220,7 +204,7 @@ def pdf_stream_bomb(inflated: int) -> bytes:
     for _ in range(inflated >> 20):
         adler = zlib.adler32(block, adler)
     stream = b"\x78\xda" + repeated_deflate(block, inflated >> 20) + struct.pack(">I", adler)
-    return _pdf(
+    return pdf_file(
         [
             b"<< /Type /Catalog /Pages 2 0 R >>",
             b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",

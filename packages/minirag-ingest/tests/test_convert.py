@@ -13,6 +13,7 @@ from minirag_ingest.convert import (
     convert_file,
     strip_inline_images,
 )
+from minirag_ingest.install import install_hint
 from minirag_ingest.pages import chunk_pages
 from testsupport.documents import docx_bytes, zip_bytes
 
@@ -100,7 +101,7 @@ def test_pdf_without_text_layer_is_a_scan(make_pdf, tmp_path: Path) -> None:
     message = str(info.value)
     assert "scan0001.pdf" in message
     assert "scan" in message
-    assert "uv tool install 'minirag-mcp[ocr]'" in message
+    assert install_hint("ocr") in message
     assert "\n" not in message
 
 

@@ -12,8 +12,8 @@ from minirag_index.filters import decode_labels
 from minirag_ingest.labels.resolve import (
     ABSENT_NO_PATH,
     ABSENT_WITHIN,
-    INSTALL_HINT,
     ModelSession,
+    classify_hint,
     model_state,
     needs_relabel,
     relative_path,
@@ -99,7 +99,7 @@ def taxonomy() -> Taxonomy:
 
 def session_with(plugin: FakePlugin | None, taxonomy: Taxonomy, tmp_path: Path) -> ModelSession:
     def finder():
-        return (plugin, None) if plugin is not None else (None, INSTALL_HINT)
+        return (plugin, None) if plugin is not None else (None, classify_hint())
 
     return ModelSession(taxonomy.model, tmp_path, finder=finder)
 
@@ -277,7 +277,7 @@ def test_without_the_extra(taxonomy: Taxonomy, tmp_path: Path):
     stored = decode_labels(outcome.to_json())
     assert stored is not None and stored.pending == ("type",)
     assert "[classify]" in stored.unset["type"]
-    state, hint = model_state(taxonomy, tmp_path, finder=lambda: (None, INSTALL_HINT))
+    state, hint = model_state(taxonomy, tmp_path, finder=lambda: (None, classify_hint()))
     assert state == "unavailable" and hint is not None and "[classify]" in hint
 
 
@@ -338,7 +338,7 @@ def test_discovery_without_any_plugin(monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setattr(module, "entry_points", lambda group: [])
     try:
         plugin, reason = module.discover_plugin(refresh=True)
-        assert plugin is None and reason == INSTALL_HINT and "[classify]" in reason
+        assert plugin is None and reason == classify_hint() and "[classify]" in reason
     finally:
         monkeypatch.undo()
         module.discover_plugin(refresh=True)
@@ -366,6 +366,6 @@ def test_filter_notice(taxonomy: Taxonomy):
     from minirag_ingest.labels.resolve import filter_notice
 
     assert filter_notice(taxonomy, ["type"], "on demand", None) is None
-    assert filter_notice(taxonomy, ["project"], "unavailable", INSTALL_HINT) is None
-    notice = filter_notice(taxonomy, ["project", "type"], "unavailable", INSTALL_HINT)
+    assert filter_notice(taxonomy, ["project"], "unavailable", classify_hint()) is None
+    notice = filter_notice(taxonomy, ["project", "type"], "unavailable", classify_hint())
     assert notice is not None and "type" in notice and "[classify]" in notice

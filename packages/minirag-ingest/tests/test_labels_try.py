@@ -6,7 +6,7 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from minirag_ingest.labels.resolve import INSTALL_HINT, ModelSession
+from minirag_ingest.labels.resolve import ModelSession, classify_hint
 from minirag_ingest.labels.taxonomy import ModelSpec, parse_taxonomy
 from minirag_ingest.labels.try_file import classify_try, try_lines
 
@@ -93,7 +93,7 @@ def test_try_with_the_model(tmp_path: Path):
 def test_try_without_the_extra_reports_the_problem(tmp_path: Path):
     taxonomy = parse_taxonomy(TOML)
     path = write_doc(tmp_path)
-    session = ModelSession(taxonomy.model, tmp_path, finder=lambda: (None, INSTALL_HINT))
+    session = ModelSession(taxonomy.model, tmp_path, finder=lambda: (None, classify_hint()))
     result = classify_try(path, taxonomy, session, roots=[tmp_path])
     assert result["facets"]["project"]["value"] == "pilots"
     assert result["facets"]["type"]["value"] is None

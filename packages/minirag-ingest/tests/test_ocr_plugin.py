@@ -13,7 +13,8 @@ import pytest
 
 from minirag_index import IndexSettings, MiniragIndex
 from minirag_ingest import ocr as ocr_module
-from minirag_ingest.convert import OCR_INSTALL_COMMAND, ConversionError, convert_file
+from minirag_ingest.convert import ConversionError, convert_file
+from minirag_ingest.install import install_hint
 from minirag_ingest.ocr import (
     ENTRY_POINT_GROUP,
     IMAGE_EXTENSIONS,
@@ -92,7 +93,7 @@ def test_scanned_pdf_fails_naming_the_install_command(tmp_path: Path) -> None:
     pdf = write(tmp_path / "scan.pdf", blank_pdf(3))
     with pytest.raises(ConversionError) as caught:
         convert_file(pdf, max_file_size=MAX)
-    assert OCR_INSTALL_COMMAND in str(caught.value)
+    assert install_hint("ocr") in str(caught.value)
     assert "scan.pdf" in str(caught.value)
 
 
@@ -108,7 +109,7 @@ def test_images_need_the_extra(tmp_path: Path) -> None:
     image = write(tmp_path / "photo.png", b"\x89PNG\r\n\x1a\n")
     with pytest.raises(ConversionError) as caught:
         convert_file(image, max_file_size=MAX)
-    assert OCR_INSTALL_COMMAND in str(caught.value)
+    assert install_hint("ocr") in str(caught.value)
 
 
 def test_no_engine_when_no_entry_point(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -14,7 +14,7 @@ import pytest
 
 from minirag_ingest import ocr as ocr_module
 from minirag_ingest.chunking import SCHEME_VERSION
-from minirag_ingest.convert import OCR_INSTALL_COMMAND
+from minirag_ingest.install import install_hint
 from minirag_ingest.ocr import (
     ENTRY_POINT_GROUP,
     IMAGE_EXTENSIONS,
@@ -89,7 +89,7 @@ def test_a_scanned_pdf_fails_loudly_and_the_sync_goes_on(base: Pipeline, docs: P
     assert counts(report) == {"scanned": 2, "ingested": 1, "failed": 1}
     [error] = report.errors
     assert error["path"] == str(scan)
-    assert OCR_INSTALL_COMMAND in error["reason"]
+    assert install_hint("ocr") in error["reason"]
     assert set(base.index.sources()) == {str(note)}
     # Still one failed file, not an empty document, the next time round.
     again = sync(base)

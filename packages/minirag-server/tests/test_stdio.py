@@ -78,7 +78,10 @@ def _mapped(pid: int, needle: str) -> bool:
 
 
 @pytest.mark.skipif(not Path("/proc/self/maps").exists(), reason="reads /proc")
-def test_index_libraries_are_imported_after_initialize_without_a_tool_call(env: dict) -> None:
+@pytest.mark.parametrize("lists_tools", [True, False], ids=["after-tools-list", "no-tools-list"])
+def test_index_libraries_are_imported_after_initialize_without_a_tool_call(
+    env: dict, lists_tools: bool
+) -> None:
     params = StdioServerParameters(
         command=sys.executable,
         args=["-m", "minirag_mcp"],
@@ -91,6 +94,8 @@ def test_index_libraries_are_imported_after_initialize_without_a_tool_call(env: 
             ClientSession(read, write) as session,
         ):
             await session.initialize()
+            if lists_tools:
+                await session.list_tools()
             pid = _server_pid()
             assert pid is not None
             for _ in range(1200):  # 0.1 s apart: a bound against a hang, not a speed claim

@@ -8,11 +8,14 @@ from pathlib import Path
 from minirag_classify.download import download_model, failed_download, is_cached
 from minirag_ingest.labels.taxonomy import ModelSpec
 
-LLAMA_HINT = (
-    "llama-cpp-python is not importable; reinstall the [classify] extra: "
-    "uv tool install 'minirag-mcp[classify]' (it compiles llama.cpp, which needs a C/C++ "
-    "toolchain)"
-)
+
+def llama_hint() -> str:
+    from minirag_ingest.install import install_hint
+
+    return (
+        "llama-cpp-python is not importable; reinstall the [classify] extra: "
+        f"{install_hint('classify')} (it compiles llama.cpp, which needs a C/C++ toolchain)"
+    )
 
 
 class LlamaPlugin:
@@ -26,7 +29,7 @@ class LlamaPlugin:
 
     def probe(self, spec: ModelSpec, cache_dir: Path) -> str | None:
         if importlib.util.find_spec("llama_cpp") is None:
-            return LLAMA_HINT
+            return llama_hint()
         local = spec.local_path
         if local is not None:
             return None if local.is_file() else f"model.path {local} is not a file"
@@ -38,7 +41,7 @@ class LlamaPlugin:
         from minirag_classify.model import LlamaChoiceModel
 
         if importlib.util.find_spec("llama_cpp") is None:
-            raise RuntimeError(LLAMA_HINT)
+            raise RuntimeError(llama_hint())
         local = spec.local_path
         if local is not None and not local.is_file():
             raise FileNotFoundError(f"model.path {local} is not a file")

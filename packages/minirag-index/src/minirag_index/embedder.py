@@ -57,8 +57,41 @@ def _load_failure(model_name: str, cache_dir: Path, reason: str) -> ModelLoadErr
     )
 
 
+def _local_failure(folder: Path, reason: str) -> ModelLoadError:
+    """A local model folder that cannot be used: the network has nothing to do with it."""
+    return ModelLoadError(
+        f"The embedding model folder {folder} (MODEL_NAME) could not be loaded: {reason}. "
+        f"It must hold {', '.join(_LOCAL_FILES)}, readable by this user; fix the folder or point "
+        "MODEL_NAME at another one."
+    )
+
+
+def _unreadable_local_file(folder: Path) -> str | None:
+    """Why the folder cannot serve as a model: a missing or unreadable file, named; or None."""
+    if not folder.is_dir():
+        return "the folder does not exist" if not folder.exists() else "it is not a folder"
+    missing = [name for name in _LOCAL_FILES if not (folder / name).is_file()]
+    if missing:
+        return f"{', '.join(missing)} {'is' if len(missing) == 1 else 'are'} missing"
+    for name in _LOCAL_FILES:
+        try:
+            with open(folder / name, "rb") as handle:
+                handle.read(1)
+        except OSError as exc:
+            return f"{folder / name} cannot be read: {exc.strerror or exc}"
+    return None
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
 def _local_model_dim(folder: Path) -> int:
-    config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+    try:
+        config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+    except ValueError as exc:
+        raise ValueError(f"{folder / 'config.json'} is not valid JSON ({exc})") from None
     for key in ("hidden_size", "d_model", "dim"):
         if isinstance(config.get(key), int):
             return config[key]
@@ -118,6 +151,7 @@ class Embedder:
         self._dim: int | None = None
         self._counter: Callable[[str], int] | None = None
         self._lock = threading.Lock()
+        self.load_error: str | None = None  # why the last load failed, until one succeeds
 
     @property
     def loaded(self) -> bool:
@@ -131,18 +165,10 @@ class Embedder:
 
     def _load(self) -> Any:
         folder = self.local_folder
-        if folder is not None and not folder.is_dir():
-            raise _load_failure(
-                self.model_name, self.cache_dir, f"the folder {folder} does not exist"
-            )
         if folder is not None:
-            missing = [f for f in _LOCAL_FILES if not (folder / f).is_file()]
-            if missing:
-                raise _load_failure(
-                    self.model_name,
-                    self.cache_dir,
-                    f"the folder {folder} is missing {', '.join(missing)}",
-                )
+            problem = _unreadable_local_file(folder)
+            if problem is not None:
+                raise _local_failure(folder, problem)
         try:
             from fastembed import TextEmbedding
 
@@ -165,16 +191,22 @@ class Embedder:
         except ModelLoadError:
             raise
         except Exception as exc:  # fastembed raises many kinds; all mean the same to a user
-            reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            raise _load_failure(self.model_name, self.cache_dir, reason) from exc
+            if folder is not None:
+                raise _local_failure(folder, _first_line(exc)) from exc
+            raise _load_failure(self.model_name, self.cache_dir, _first_line(exc)) from exc
 
     def model(self) -> Any:
         if self._model is None:
             with self._lock:
                 if self._model is None:
-                    model = self._load()
+                    try:
+                        model = self._load()
+                    except ModelLoadError as exc:
+                        self.load_error = str(exc)
+                        raise
                     _cap_sequence(model, MAX_SEQUENCE_TOKENS)
                     self._model = model
+                    self.load_error = None
         return self._model
 
     @property
@@ -213,7 +245,14 @@ class Embedder:
 
             folder = self.local_folder
             if folder is not None and (folder / "tokenizer.json").is_file():
-                tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
+                try:
+                    tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
+                except Exception as exc:  # unreadable or not a tokenizer: the model is unusable
+                    error = _local_failure(
+                        folder, f"{folder / 'tokenizer.json'} cannot be read: {_first_line(exc)}"
+                    )
+                    self.load_error = str(error)
+                    raise error from exc
             else:
                 tokenizer = Tokenizer.from_str(self.model().model.tokenizer.to_str())
             tokenizer.no_truncation()

@@ -8,9 +8,12 @@ converted, because importing them costs noticeable start-up time.
 from __future__ import annotations
 
 import io
+import logging
 import os
 import re
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -45,9 +48,8 @@ SUPPORTED_EXTENSIONS: frozenset[str] = frozenset(
 # Formats whose converter reports a title taken from document metadata rather than the body.
 _METADATA_TITLE_KINDS = frozenset({"html", "htm", "epub"})
 
-OCR_INSTALL_COMMAND = "uv tool install 'minirag-mcp[ocr]'"
-
 ContentFormat = Literal["text", "markdown", "html"]
+log = logging.getLogger(__name__)
 
 
 class ConversionError(Exception):
@@ -100,7 +102,7 @@ def convert_file(
     if f".{kind}" not in SUPPORTED_EXTENSIONS and not image:
         if f".{kind}" in IMAGE_EXTENSIONS:
             raise ConversionError(
-                path, f"image files need OCR support; install it with: {OCR_INSTALL_COMMAND}"
+                path, f"image files need OCR support; install it with: {_ocr_command()}"
             )
         raise ConversionError(path, f"unsupported file type {path.suffix or '(none)'!r}")
     _check_size(path, max_file_size)
@@ -252,15 +254,60 @@ def _run_markitdown(path: Path, kind: str) -> Any:
             info = StreamInfo(
                 extension=f".{kind}", filename=path.name, local_path=str(path), charset=charset
             )
-            if converter is None:
-                return _markitdown().convert_stream(stream, stream_info=info)
-            return converter.convert(stream, info)
+            with _decoding_warnings(path):
+                if converter is None:
+                    return _markitdown().convert_stream(stream, stream_info=info)
+                return converter.convert(stream, info)
     except OSError as exc:
         raise ConversionError(path, f"cannot read file: {exc.strerror or exc}") from exc
     except NotText as exc:
         raise ConversionError(path, str(exc)) from None
     except Exception as exc:
-        raise ConversionError(path, f"conversion failed: {_describe(exc)}") from exc
+        raise ConversionError(path, _failure_reason(exc)) from exc
+
+
+PASSWORD_PROTECTED = "the PDF is password-protected: save a copy without the password to index it"
+
+
+class _UndecodedCharacters(logging.Filter):
+    """Swallows BeautifulSoup's "could not be decoded" warning for one conversion in this thread,
+    remembering that it came: the warning names no file, so it is said again with the name."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.thread = threading.get_ident()
+        self.seen = False
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.thread == self.thread and "could not be decoded" in record.getMessage():
+            self.seen = True
+            return False
+        return True
+
+
+@contextmanager
+def _decoding_warnings(path: Path) -> Iterator[None]:
+    """One warning naming ``path`` if its text held bytes no encoding could decode."""
+    logger = logging.getLogger("bs4.dammit")
+    watch = _UndecodedCharacters()
+    logger.addFilter(watch)
+    try:
+        yield
+    finally:
+        logger.removeFilter(watch)
+        if watch.seen:
+            log.warning(
+                "%s: some characters could not be decoded and were replaced with U+FFFD; "
+                "save the file as UTF-8 to index them as written",
+                path,
+            )
+
+
+def _failure_reason(exc: BaseException) -> str:
+    """Why conversion failed, in words for the failures a user can act on."""
+    if type(_converter_error(exc)).__name__ == "PDFPasswordIncorrect":
+        return PASSWORD_PROTECTED
+    return f"conversion failed: {_describe(exc)}"
 
 
 _BINARY_CONVERTER_NAMES = {
@@ -350,8 +397,14 @@ def _notebook_metadata_title(path: Path) -> str | None:
 def _scan_reason() -> str:
     return (
         "the PDF has no text layer and looks like a scan; "
-        f"install OCR support with: {OCR_INSTALL_COMMAND}"
+        f"install OCR support with: {_ocr_command()}"
     )
+
+
+def _ocr_command() -> str:
+    from minirag_ingest.install import install_hint
+
+    return install_hint("ocr")
 
 
 def _empty_pdf_reason(ocr: OcrEngine | None, min_chars: int) -> str:
@@ -430,15 +483,18 @@ def _clean_title(title: object) -> str | None:
     return title or None
 
 
+def _converter_error(exc: BaseException) -> BaseException:
+    """The converter's own error inside markitdown's wrapper, or ``exc`` itself."""
+    for attempt in getattr(exc, "attempts", None) or ():
+        info = getattr(attempt, "exc_info", None)
+        if info and info[1] is not None:
+            return info[1]
+    return exc
+
+
 def _describe(exc: BaseException) -> str:
     """A short description of an exception, preferring the converter's own error."""
-    attempts = getattr(exc, "attempts", None)
-    if attempts:
-        for attempt in attempts:
-            info = getattr(attempt, "exc_info", None)
-            if info and info[1] is not None:
-                exc = info[1]
-                break
+    exc = _converter_error(exc)
     message = str(exc).strip() or type(exc).__name__
     first = message.splitlines()[0]
     return f"{type(exc).__name__}: {first}"[:300]

@@ -7,10 +7,13 @@ the worker thread and released when the sync ends, however it ends.
 
 A job is ``running``, then ``succeeded`` or ``failed``. It fails when the sync itself raised (a
 scope outside the roots or excluded by a rule, an index built with another model…; ``error``
-says why) or when any item failed (a file that could not be read, a folder that could not be
-listed), matching the CLI's exit status; the counts and ``errors`` say what happened either way.
-Counts, errors and ``{done, total}`` progress (in files) can be read while the job runs; while
-one long document is embedded, progress also carries ``chunksEmbedded`` and ``chunksToEmbed``.
+says why), when the embedding model could not be loaded (``error`` names it, and every file it
+left unread counts as failed) or when any item failed (a file that could not be read, a folder
+that could not be listed), matching the CLI's exit status; the counts and ``errors`` say what
+happened either way. A job asked to stop with :meth:`JobManager.cancel` ends ``interrupted``
+after the commit in flight. Counts, errors and ``{done, total}`` progress (in files) can be read
+while the job runs; while one long document is embedded, progress also carries
+``chunksEmbedded`` and ``chunksToEmbed``.
 
 Jobs live as long as the process; the most recent :data:`KEEP_FINISHED` finished jobs are kept.
 """
@@ -37,7 +40,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 KEEP_FINISHED = 50
-JobState = Literal["running", "succeeded", "failed"]
+JobState = Literal["running", "succeeded", "failed", "interrupted"]
 ProgressListener = Callable[[str, int, int], None]  # (job id, done, total)
 
 
@@ -95,6 +98,14 @@ class JobStatus:
         return data
 
 
+def _final_state(job: _Job) -> JobState:
+    if job.error is not None or job.report.error is not None:
+        return "failed"
+    if job.report.interrupted:
+        return "interrupted"
+    return "succeeded" if job.report.ok else "failed"
+
+
 def _iso(timestamp: float) -> str:
     return datetime.fromtimestamp(timestamp, UTC).isoformat(timespec="seconds")
 
@@ -111,11 +122,14 @@ class _Job:
         self.finished_at: float | None = None
         self.error: str | None = None
         self.ended = threading.Event()
+        self.stop = threading.Event()
+        self.thread: threading.Thread | None = None
 
     def snapshot(self) -> JobStatus:
         errors = [dict(e) for e in list(self.report.errors)]
         if self.error is not None:
             errors.append({"path": self.scope or "", "reason": self.error})
+        error = self.error if self.error is not None else self.report.error
         progress = {"done": self.done, "total": self.total}
         embedding = self.report.embedding
         if embedding is not None and self.state == "running":
@@ -129,7 +143,7 @@ class _Job:
             progress=progress,
             started_at=self.started_at,
             finished_at=self.finished_at,
-            error=self.error,
+            error=error,
             unreadable_files=tuple(self.report.unreadable_files),
         )
 
@@ -180,6 +194,7 @@ class JobManager:
                 name=f"minirag-sync-{job.job_id}",
                 daemon=True,
             )
+            job.thread = thread
             thread.start()
         except BaseException:
             lock.release()
@@ -208,6 +223,7 @@ class JobManager:
                 progress=progress,
                 report=job.report,
                 lock=lock,
+                stop=job.stop,
             )
         except Exception as exc:
             job.error = str(exc) or type(exc).__name__
@@ -215,8 +231,22 @@ class JobManager:
         finally:
             lock.release()
             job.finished_at = time.time()
-            job.state = "failed" if job.error is not None or not job.report.ok else "succeeded"
+            job.state = _final_state(job)
             job.ended.set()
+
+    def cancel(self, job_id: str) -> None:
+        """Ask a running job to stop after the commit in flight; it ends ``interrupted``."""
+        self._job(job_id).stop.set()
+
+    def cancel_all(self, timeout: float | None = None) -> None:
+        """Stop every running job and wait (up to ``timeout`` each) for it to end."""
+        with self._guard:
+            running = [job for job in self._jobs.values() if job.state == "running"]
+        for job in running:
+            job.stop.set()
+        for job in running:
+            if job.ended.wait(timeout) and job.thread is not None:
+                job.thread.join(timeout)
 
     def _prune(self) -> None:
         finished = [j for j in self._jobs.values() if j.state != "running"]
@@ -243,9 +273,11 @@ class JobManager:
             return None
 
     def wait(self, job_id: str, timeout: float | None = None) -> JobStatus:
-        """Block until the job ends (or ``timeout`` passes) and return its status."""
+        """Block until the job ends (or ``timeout`` passes) and return its status. A job that
+        ended has its thread joined too, so nothing of it is left running."""
         job = self._job(job_id)
-        job.ended.wait(timeout)
+        if job.ended.wait(timeout) and job.thread is not None:
+            job.thread.join(timeout)
         return job.snapshot()
 
     def jobs(self) -> list[JobStatus]:

@@ -40,16 +40,23 @@ sign them, since that only adds a field computed from their stored text. File so
 every root (a root taken out of BASE_DIRS) are left as they are.
 
 A sync killed at any point leaves every source either as it was or as it became: each swap,
-move or deletion is one commit, and the next sync picks up what is left.
+move or deletion is one commit, and the next sync picks up what is left. Asked to stop (``stop``
+set, as the CLI does on Ctrl-C), it finishes the commit in flight, abandons the documents
+prepared but not stored yet, skips what is left and reports ``interrupted``.
+
+An embedding model that cannot be loaded stops the reading: every file still to read is counted
+as failed, and the reason (naming the model) is the report's ``error``.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import threading
 import unicodedata
 from collections import deque
 from collections.abc import Callable
+from concurrent import futures
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -90,6 +97,7 @@ SIGN_BATCH = 256  # documents signed per read and per commit
 # to 18 s with the embedding replaced by random vectors (docs/benchmarks.md).
 REFRESH_EVERY = 2000
 KEPT_NAMES_SHOWN = 3
+STOP_POLL_SECONDS = 0.2  # how often a sync waiting on a conversion worker checks for a stop
 
 COUNT_NAMES = (
     "scanned",
@@ -123,6 +131,8 @@ class SyncReport:
     failed: int = 0
     errors: list[dict[str, str]] = field(default_factory=list)
     unreadable_files: list[str] = field(default_factory=list)  # the sources counted unreadable
+    interrupted: bool = False  # asked to stop before the end; the next sync does the rest
+    error: str | None = None  # why files could not be read at all (the embedding model)
     # (chunks embedded, chunks to embed) while a batch longer than one embedding call is
     # embedded - a single long document - else None.
     embedding: tuple[int, int] | None = None
@@ -153,13 +163,15 @@ def sync(
     progress: ProgressCallback | None = None,
     report: SyncReport | None = None,
     lock: SyncLock | None = None,
+    stop: threading.Event | None = None,
 ) -> SyncReport:
     """Reconcile ``pipeline.index`` with ``pipeline.roots`` (or only ``scope`` inside them).
 
     Takes the sync lock on the index folder for its whole run, raising
     :class:`~minirag_ingest.lock.SyncLocked` at once when another sync holds it; pass ``lock``
     (already acquired) to run under a lock the caller took. ``progress(done, total)`` is called
-    as files are decided; ``report`` may be passed in to be read while the sync runs.
+    as files are decided; ``report`` may be passed in to be read while the sync runs. Once
+    ``stop`` is set the sync ends at the next file, with ``report.interrupted`` set.
 
     Raises :class:`~minirag_ingest.roots.PathOutsideRoots` or
     :class:`~minirag_ingest.scan.ScopeExcluded` for a scope it will not sync; per-file problems
@@ -169,15 +181,22 @@ def sync(
     if lock is not None:
         if not lock.held:
             raise RuntimeError("sync(lock=...) needs a lock that is already held")
-        return _run(_Sync(pipeline, scope, progress, report))
+        return _run(_Sync(pipeline, scope, progress, report, stop))
     with SyncLock(pipeline.index.store.db_path):
-        return _run(_Sync(pipeline, scope, progress, report))
+        return _run(_Sync(pipeline, scope, progress, report, stop))
+
+
+class _Stopped(Exception):
+    """Raised inside a sync pass when it was asked to stop."""
 
 
 def _run(job: _Sync) -> SyncReport:
     """Run one sync pass; its labelling (and the choice model, if loaded) ends with it."""
     try:
         return job.run()
+    except _Stopped:
+        job.report.interrupted = True
+        return job.report
     finally:
         job.labels.close()
 
@@ -196,8 +215,10 @@ class _Sync:
         scope: str | os.PathLike[str] | None,
         progress: ProgressCallback | None,
         report: SyncReport,
+        stop: threading.Event | None = None,
     ) -> None:
         self.pipeline = pipeline
+        self.stop = stop
         self.index = pipeline.index
         self.roots = pipeline.roots
         self.scope = None if scope is None else self.roots.contain(scope)
@@ -221,7 +242,9 @@ class _Sync:
 
         report = self.report
         extensions = sorted(getattr(self.pipeline, "extensions", ()))
+        self.check_stop()
         scanned = scan(self.roots, self.scope, extra_extensions=extensions)
+        self.check_stop()
         report.scanned = len(scanned.files)
         report.ignored = scanned.ignored
         self.total = len(scanned.files)
@@ -253,6 +276,7 @@ class _Sync:
         skipped = 0
         kept_unread: list[str] = []  # read with OCR, which this install lacks
         for file in scanned.files:
+            self.check_stop()
             source = file.source
             seen.add(source)
             info = indexed.get(source)
@@ -324,6 +348,7 @@ class _Sync:
             planned.append((match, file, digest))
         moved_from: dict[str, str] = {}
         for start in range(0, len(planned), MOVE_BATCH):
+            self.check_stop()
             done, failed = self.move_batch(planned[start : start + MOVE_BATCH])
             moved_from.update(done)
             work.extend(_Work(file, digest) for file, digest in failed)
@@ -332,6 +357,7 @@ class _Sync:
         for source in doomed:
             if source in moved_away:
                 continue
+            self.check_stop()
             try:
                 self.index.store.delete_source(source)
             except Exception as exc:
@@ -495,11 +521,16 @@ class _Sync:
         )
 
     def read_again(self, work: list[_Work]) -> None:
-        """Read, chunk and store ``work``. With conversion workers, the next few files are
-        handed to them while this thread chunks and embeds the current one."""
+        """Convert, chunk, embed and store ``work``, a batch of documents per commit. With
+        conversion workers, the next few files are handed to them while this thread chunks and
+        embeds the current one.
+
+        Stopping abandons the documents prepared since the last commit (nothing of them is
+        written); an embedding model that cannot be loaded fails every file not stored yet."""
         ahead = getattr(self.pipeline, "read_ahead", 0)
         reading: deque[tuple[_Work, Future[FileRead] | None]] = deque()
         queued = iter(work)
+        left = len(work)  # files not taken up yet
         try:
             while True:
                 while len(reading) <= ahead and (item := next(queued, None)) is not None:
@@ -511,15 +542,25 @@ class _Sync:
                     reading.append((item, started))
                 if not reading:
                     break
-                self.read_one(*reading.popleft())
-            self.flush()
+                self.check_stop()
+                left -= 1
+                if not self.read_one(*reading.popleft(), left):
+                    return
+            if self.batch:
+                batch, self.batch, self.batch_chunks = self.batch, [], 0
+                self.store_or_fail(batch, 0)
         finally:
             for _, started in reading:  # the sync stopped early: nobody wants these now
                 if started is not None:
                     started.cancel()
 
-    def read_one(self, item: _Work, started: Future[FileRead] | None) -> None:
-        more = {"reading": started} if started is not None else {}
+    def read_one(self, item: _Work, started: Future[FileRead] | None, left: int) -> bool:
+        """Prepare one file and store the batch once it is full; False when the embedding
+        model failed (``left`` is how many files come after this one)."""
+        more: dict[str, Future[FileRead]] = {}
+        if started is not None:
+            self.wait_for(started)
+            more["reading"] = started
         try:
             prepared = self.pipeline.prepare_file(
                 item.file.path, content_hash=item.content_hash, labels=self.labels, **more
@@ -527,22 +568,46 @@ class _Sync:
         except ConversionError as exc:
             self.report.fail(item.file.path, exc.reason)
             self.advance(1)
-            return
-        except (IndexMismatchError, ModelLoadError):
+            return True
+        except IndexMismatchError:
             raise
+        except ModelLoadError as exc:
+            self.model_failed(exc, len(self.batch) + left + 1)
+            return False
         except Exception as exc:
             self.report.fail(item.file.path, _describe(exc))
             self.advance(1)
-            return
+            return True
         self.batch.append((item, prepared))
         self.batch_chunks += len(prepared.chunks)
         if len(self.batch) >= BATCH_DOCS or self.batch_chunks >= BATCH_CHUNKS:
-            self.flush()
-
-    def flush(self) -> None:
-        if self.batch:
             batch, self.batch, self.batch_chunks = self.batch, [], 0
+            return self.store_or_fail(batch, left)
+        return True
+
+    def store_or_fail(self, batch: list[tuple[_Work, Prepared]], left: int) -> bool:
+        """Store ``batch``; False when the model failed (the batch and ``left`` more files are
+        then counted as failed)."""
+        self.check_stop()
+        try:
             self.store(batch)
+        except ModelLoadError as exc:
+            self.model_failed(exc, len(batch) + left)
+            return False
+        return True
+
+    def model_failed(self, exc: ModelLoadError, files: int) -> None:
+        """The embedding model cannot be loaded: the ``files`` not stored yet all fail, with one
+        entry naming the model rather than the same reason once per file."""
+        embedder = getattr(self.index, "embedder", None)
+        named = getattr(embedder, "local_folder", None) or getattr(embedder, "model_name", "")
+        model = str(named or "the embedding model")
+        report = self.report
+        report.error = str(exc)
+        report.failed += files
+        noun = "file" if files == 1 else "files"
+        report.errors.append({"path": model, "reason": f"{files} {noun} not read: {exc}"})
+        self.advance(files)
 
     def store(self, batch: list[tuple[_Work, Prepared]]) -> None:
         for item, _ in batch:
@@ -584,6 +649,7 @@ class _Sync:
         """Give documents a look-alike signature from their stored chunk text, a batch of
         sources per read and per commit; nothing is read from disk or embedded."""
         for start in range(0, len(sources), SIGN_BATCH):
+            self.check_stop()
             group = sources[start : start + SIGN_BATCH]
             try:
                 self.sign_batch(group)
@@ -646,6 +712,7 @@ class _Sync:
         self.tell()
         fingerprint = taxonomy.fingerprint()
         for source, info, rel in due:
+            self.check_stop()
             try:
                 stored = decode_labels(info.labels)
                 broken = labels.session.problem if labels.session is not None else None
@@ -696,6 +763,17 @@ class _Sync:
             else:
                 others = "document" if count == 2 else "documents"
                 entry["reason"] = f"labelling {problem} (and {count - 1} more {others})"
+
+    def check_stop(self) -> None:
+        if self.stop is not None and self.stop.is_set():
+            raise _Stopped
+
+    def wait_for(self, reading: Future[FileRead]) -> None:
+        """Wait for a worker's conversion, stopping as soon as the sync is asked to (the
+        worker finishes that one file on its own, within its time limit)."""
+        while not reading.done():
+            self.check_stop()
+            futures.wait([reading], timeout=STOP_POLL_SECONDS)
 
     def advance(self, files: int) -> None:
         if files:

@@ -8,6 +8,10 @@ import sys
 
 os.environ.setdefault("FASTMCP_CHECK_FOR_UPDATES", "off")
 
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a command whose reader left
+# Commands that stop at a safe point on Ctrl-C instead of being cut off (see interrupt.py).
+STOPPABLE = ("sync", "ingest")
+
 
 def main(argv: list[str] | None = None) -> None:
     """Entry point: no arguments starts the server without loading the CLI machinery."""
@@ -17,10 +21,25 @@ def main(argv: list[str] | None = None) -> None:
 
         server_main()
         return
-    from minirag_mcp.commands import build_app
+    from minirag_mcp import interrupt
 
-    result = build_app()(args)
-    sys.exit(result if isinstance(result, int) else 0)
+    try:
+        # Before anything heavy is imported, so a Ctrl-C during start-up is handled too.
+        with interrupt.handled(cooperative=args[0] in STOPPABLE):
+            from minirag_mcp.commands import main as run_command
+
+            code = run_command(args)
+            sys.stdout.flush()
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        code = interrupt.EXIT_INTERRUPTED
+    except BrokenPipeError:
+        # The reader went away (`minirag-mcp list | head`): stop quietly. stdout is pointed at
+        # devnull so the interpreter's final flush does not complain about the pipe either.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        code = EXIT_BROKEN_PIPE
+    sys.exit(code)
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ import threading
 from typing import TYPE_CHECKING
 
 from minirag_mcp.config import Config
+from minirag_mcp.wording import MCP, Wording
 
 if TYPE_CHECKING:
     from minirag_index import MiniragIndex
@@ -25,6 +26,38 @@ class ConfigurationError(RuntimeError):
     """The configuration is invalid; every tool but status refuses with this message."""
 
 
+class PlaceMissing(RuntimeError):
+    """The document roots or the index folder are not where the configuration says."""
+
+
+def place_problems(config: Config, *, every_missing_root: bool = False) -> list[str]:
+    """What is wrong with where the roots and the index are, checked without creating anything.
+
+    A DB_PATH that is a file cannot hold an index. A root that does not exist (a typo, a drive
+    not mounted) is a problem when no root exists at all, or when the index would be created
+    inside it - opening it would make the missing folder appear and then look empty. Other
+    missing roots are only reported with ``every_missing_root`` (status does): a sync reports
+    them as failed items and carries on with the rest.
+    """
+    problems: list[str] = []
+    db_path = config.db_path
+    if db_path is not None and db_path.exists() and not db_path.is_dir():
+        problems.append(
+            f"DB_PATH {db_path} is a file, not a folder: point DB_PATH (or --db-path) at a "
+            "folder for the index"
+        )
+    missing = [root for root in config.roots if not root.exists()]
+    everything_missing = bool(missing) and len(missing) == len(config.roots)
+    for root in missing:
+        holds_index = db_path is not None and (db_path == root or root in db_path.parents)
+        if everything_missing or holds_index or every_missing_root:
+            problems.append(
+                f"the document root {root} does not exist: check BASE_DIR / BASE_DIRS (or "
+                "--base-dir), or mount the drive it is on; nothing was created there"
+            )
+    return problems
+
+
 class AppContext:
     """Lazily built Roots, index, pipeline and job manager for one configuration."""
 
@@ -37,11 +70,21 @@ class AppContext:
         self._jobs: JobManager | None = None
         self._taxonomy: TaxonomyLoader | None = None
         self._pool: ConversionPool | None = None
+        self.wording: Wording = MCP  # how messages name arguments (the CLI sets its own)
 
     def require_config(self) -> Config:
         if self.config.error:
             raise ConfigurationError(f"Configuration error: {self.config.error}")
         return self.config
+
+    def require_places(self) -> Config:
+        """The configuration, once it is valid and its roots and index folder can be used
+        (checked on every call: a drive can be unmounted while a server runs)."""
+        config = self.require_config()
+        problems = place_problems(config)
+        if problems:
+            raise PlaceMissing("; ".join(problems))
+        return config
 
     @property
     def roots(self) -> Roots:
@@ -123,6 +166,11 @@ class AppContext:
                 if self._jobs is None:
                     self._jobs = JobManager(pipeline)
         return self._jobs
+
+    def stop_jobs(self, timeout: float | None = None) -> None:
+        """Stop the syncs still running (each after its commit in flight) and wait for them."""
+        if self._jobs is not None:
+            self._jobs.cancel_all(timeout)
 
     def stop_workers(self) -> None:
         """Stop the conversion workers (they start again when a file needs converting)."""

@@ -14,18 +14,15 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from minirag_mcp.context import AppContext
+from minirag_mcp.context import AppContext, place_problems
 
 DEFAULT_TOP_K = 10
-OCR_HINT = (
-    "Scanned PDFs and image files need the [ocr] extra: "
-    "uv tool install 'minirag-mcp[ocr]' (or run uvx --from 'minirag-mcp[ocr]' minirag-mcp)."
-)
 _URL_LIKE = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*://")
 
 
@@ -62,7 +59,7 @@ def _contained(ctx: AppContext, path: str) -> str:
 def _lookup_source(ctx: AppContext, file_path: str | None, source: str | None) -> str:
     """The indexed source a request names: a file by absolute path, or any source id."""
     if file_path and source:
-        raise OperationError("give either filePath or source, not both")
+        raise OperationError(f"give either filePath or {ctx.wording.arg('source')}, not both")
     if source is not None and str(source).strip():
         return str(source).strip()
     path = _contained(ctx, require_absolute(file_path))
@@ -139,15 +136,19 @@ def label_view(
     sort: str | None = None,
 ) -> LabelView:
     """Check a request's label and date arguments against the corpus's taxonomy."""
+    words = ctx.wording
     if not _blank(sort) and sort != "date":
-        raise OperationError(f'sort must be "date" (newest first, undated last), got {sort!r}')
+        raise OperationError(
+            f'{words.arg("sort")} must be "date" (newest first, undated last), got {sort!r}'
+        )
     wants_filter = not (_blank(labels) and _blank(date_from) and _blank(date_to))
     loader = ctx.taxonomy
     if not loader.present:
         if wants_filter or not _blank(sort):
             raise OperationError(
-                "labels, dateFrom, dateTo and sort by date are part of document labels, which "
-                f"are off for this corpus: there is no {loader.path}. Create it to turn them on."
+                f"{words.arg('labels')}, dateFrom, dateTo and {words.arg('sort')} date are part "
+                f"of document labels, which are off for this corpus: there is no {loader.path}. "
+                "Create it to turn them on."
             )
         return LabelView()
     error = loader.error
@@ -300,11 +301,15 @@ def status(ctx: AppContext) -> dict[str, Any]:
     }
     built = ctx.index_if_built
     out["model"] = "loaded" if built is not None and built.embedder.loaded else "not loaded"
+    if built is not None and built.embedder.load_error:
+        out["modelError"] = built.embedder.load_error
 
+    errors.extend(place_problems(config, every_missing_root=True))
     ignore_files = []
     for root in config.roots:
         if not root.is_dir():
-            errors.append(f"root {root} is not a folder that can be listed")
+            if root.exists():
+                errors.append(f"root {root} is not a folder that can be listed")
             continue
         try:
             rules = load_rules(root)
@@ -348,7 +353,9 @@ def status(ctx: AppContext) -> dict[str, Any]:
     engine = ocr_engine()
     out["ocr"] = engine or "unavailable"
     if engine is None:
-        out["ocrHint"] = OCR_HINT
+        from minirag_ingest.install import install_hint
+
+        out["ocrHint"] = f"Scanned PDFs and image files need the [ocr] extra: {install_hint('ocr')}"
     if errors:
         out["errors"] = errors
     return out
@@ -362,11 +369,12 @@ def _scope_path(ctx: AppContext, scope: str | None) -> Path | None:
         return None
     from minirag_ingest.names import to_path
 
-    return Path(to_path(_contained(ctx, require_absolute(scope, "scope"))))
+    return Path(to_path(_contained(ctx, require_absolute(scope, ctx.wording.arg("scope")))))
 
 
 def sync_start(ctx: AppContext, scope: str | None = None) -> dict[str, Any]:
     """Start a background sync; returns at once with its jobId."""
+    ctx.require_places()
     path = _scope_path(ctx, scope)
     job_id = ctx.jobs.start(path)
     return {"jobId": job_id}
@@ -391,18 +399,25 @@ def sync_run(
     scope: str | None = None,
     on_progress: Callable[[dict[str, Any]], None] | None = None,
     poll: float = 0.2,
+    stop: threading.Event | None = None,
 ) -> dict[str, Any]:
-    """Run a sync to the end (the CLI's ``sync``): start a job and wait for it."""
-    import time
+    """Run a sync to the end (the CLI's ``sync``): start a job and wait for it.
 
-    started = sync_start(ctx, scope)
+    Once ``stop`` is set the job is asked to stop, and this returns when it has (state
+    ``interrupted``), its background thread finished."""
+    job_id = sync_start(ctx, scope)["jobId"]
+    cancelled = False
     while True:
-        current = sync_status(ctx, started["jobId"])
+        if stop is not None and stop.is_set() and not cancelled:
+            ctx.jobs.cancel(job_id)
+            cancelled = True
+        current = sync_status(ctx, job_id)
         if on_progress is not None:
             on_progress(current)
         if current["state"] != "running":
+            ctx.jobs.wait(job_id)  # ended: this joins its thread
             return current
-        time.sleep(poll)
+        ctx.jobs.wait(job_id, timeout=poll)
 
 
 # -- ingesting -------------------------------------------------------------------------------
@@ -423,6 +438,7 @@ def ingest_file(ctx: AppContext, file_path: str, labels: Any = None) -> dict[str
     the CLI's folder ingest does; without it this call is a labelling job of its own."""
     from minirag_ingest.names import to_path
 
+    ctx.require_places()
     path = _contained(ctx, require_absolute(file_path))
     return _ingest_payload(ctx.pipeline.ingest_file(Path(to_path(path)), labels=labels))
 
@@ -431,6 +447,7 @@ def ingest_data(
     ctx: AppContext, source: str, content: str, format: str = "markdown", title: str | None = None
 ) -> dict[str, Any]:
     """Index text the client holds under a source id of its choosing."""
+    ctx.require_places()
     if not source or not str(source).strip():
         raise OperationError("source (the id to store the content under) is required")
     if format not in ("text", "markdown", "html"):
@@ -443,6 +460,7 @@ def ingest_data(
 
 def ingest_url(ctx: AppContext, url: str, source: str | None = None) -> dict[str, Any]:
     """Fetch an http(s) page, convert it and index it."""
+    ctx.require_places()
     if not url or not str(url).strip():
         raise OperationError("url is required")
     source = str(source).strip() if source and str(source).strip() else None
@@ -454,7 +472,7 @@ def classify_try(ctx: AppContext, file_path: str) -> dict[str, Any]:
 
     Loads the choice model when a facet needs it and releases it before returning. Refuses
     when the corpus has no taxonomy file or the file cannot be parsed."""
-    config = ctx.require_config()
+    config = ctx.require_places()
     path = require_absolute(file_path)
     if not os.path.isfile(path):
         raise OperationError(f"{path} is not a file")
@@ -502,9 +520,9 @@ def query_documents(
     date_to: str | None = None,
 ) -> dict[str, Any]:
     """Hybrid search; hits, their documents (with displayPath) and their parent sections."""
-    ctx.require_config()
+    ctx.require_places()
     if not query or not str(query).strip():
-        raise OperationError("query must not be empty")
+        raise OperationError(f"nothing to search for: {ctx.wording.arg('query')} is empty")
     view = label_view(ctx, labels, date_from, date_to)
     only: set[str] | None = None
     if view.filtering:
@@ -557,7 +575,7 @@ def find_mentions(
     date_to: str | None = None,
 ) -> dict[str, Any]:
     """Every document mentioning the terms, counted and paged."""
-    ctx.require_config()
+    ctx.require_places()
     if isinstance(terms, str):
         terms = [terms]
     terms = [t for t in (terms or []) if t and str(t).strip()]
@@ -566,7 +584,7 @@ def find_mentions(
     if match not in ("all", "any"):
         raise OperationError(f"match must be 'all' or 'any', got {match!r}")
     if int(offset) < 0:
-        raise OperationError("offset must not be negative")
+        raise OperationError(f"{ctx.wording.arg('offset')} must not be negative")
     view = label_view(ctx, labels, date_from, date_to)
     doc_filter = None
     if view.filtering:
@@ -611,13 +629,21 @@ def read_chunk_neighbors(
     after: int = 2,
 ) -> dict[str, Any]:
     """The chunks around one chunk of a document, the target marked."""
-    ctx.require_config()
+    ctx.require_places()
+    words = ctx.wording
     if int(before) < 0 or int(after) < 0:
-        raise OperationError("before and after must not be negative")
+        raise OperationError(f"{words.arg('before')} and {words.arg('after')} must not be negative")
     key = _lookup_source(ctx, file_path, source)
     chunks = ctx.index.neighbors(key, int(chunk_index), int(before), int(after))
     if chunks is None:
         raise _not_indexed(key)
+    if not any(chunk.is_target for chunk in chunks):
+        info = ctx.index.sources(key).get(key)
+        count = info.chunk_count if info is not None else 0
+        raise OperationError(
+            f"there is no chunk {int(chunk_index)} in {_display(ctx, key)}: it has {count} "
+            f"chunks, so chunkIndex goes from 0 to {count - 1}"
+        )
     rows = []
     for chunk in chunks:
         row: dict[str, Any] = {
@@ -637,7 +663,7 @@ def read_file(
     ctx: AppContext, file_path: str | None = None, source: str | None = None
 ) -> dict[str, Any]:
     """A whole indexed document rebuilt as Markdown."""
-    ctx.require_config()
+    ctx.require_places()
     key = _lookup_source(ctx, file_path, source)
     info = ctx.index.sources(key).get(key)
     text = ctx.index.read_document(key) if info is not None else None
@@ -650,7 +676,7 @@ def delete_file(
     ctx: AppContext, file_path: str | None = None, source: str | None = None
 ) -> dict[str, Any]:
     """Remove a document from the index; the file on disk is untouched."""
-    ctx.require_config()
+    ctx.require_places()
     key = _lookup_source(ctx, file_path, source)
     deleted = ctx.index.delete_source(key)
     if not deleted:
@@ -690,7 +716,7 @@ def list_files(
     """Files on disk under the roots with their state, plus indexed data and url sources.
 
     With a label or date filter only indexed documents that match are listed."""
-    ctx.require_config()
+    ctx.require_places()
     view = label_view(ctx, labels, date_from, date_to, sort)
     from minirag_index import in_scope
     from minirag_ingest.chunking import SCHEME_VERSION
@@ -699,7 +725,13 @@ def list_files(
     from minirag_ingest.scan import ScopeExcluded, scan
 
     scope_text = str(scope).strip() if scope and str(scope).strip() else None
-    is_path_scope = scope_text is not None and not _URL_LIKE.match(scope_text)
+    # The scope rule of query_documents and find_mentions: an absolute path scopes the folders
+    # on disk too; anything else (a URL, a data id) is a prefix of source ids.
+    is_path_scope = (
+        scope_text is not None
+        and not _URL_LIKE.match(scope_text)
+        and os.path.isabs(os.path.expanduser(scope_text))
+    )
     scope_path = _scope_path(ctx, scope_text) if is_path_scope else None
     try:
         scanned = (

@@ -13,9 +13,14 @@ from __future__ import annotations
 import os
 
 os.environ.setdefault("FASTMCP_CHECK_FOR_UPDATES", "off")
+# py-key-value (fastmcp's session-state store, first read when tools/list is answered)
+# instruments its own modules with beartype as they are imported unless told not to; its checks
+# only warn, and the instrumentation costs about 90 ms of CPU before that first answer.
+os.environ.setdefault("PY_KEY_VALUE_DISABLE_BEARTYPE", "true")
 
 import asyncio
 import contextlib
+import inspect
 import logging
 from collections.abc import AsyncIterator, Callable
 from typing import Annotated, Any, Literal, TypeVar
@@ -31,12 +36,17 @@ from minirag_mcp import operations as ops
 from minirag_mcp.config import Config, load_config
 from minirag_mcp.context import AppContext
 from minirag_mcp.instructions import build_instructions
+from minirag_mcp.wording import error_message
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 SERVER_NAME = "minirag"
 PROGRESS_INTERVAL = 0.5
+MAX_TOP_K = (
+    100  # minirag_index.MAX_TOP_K, not imported here to keep start-up lean (a test compares)
+)
+SHUTDOWN_WAIT = 60.0  # seconds a running sync gets to finish its commit when the server stops
 
 READ_ONLY = {"readOnlyHint": True, "destructiveHint": False, "openWorldHint": False}
 LOCAL_WRITE = {"readOnlyHint": False, "destructiveHint": False, "openWorldHint": False}
@@ -78,17 +88,6 @@ DateTo = Annotated[
 ]
 
 
-def error_message(exc: BaseException) -> str:
-    """The message a user sees for a failed call (valid UTF-8, whatever the exception holds)."""
-    try:
-        text = str(exc).strip()
-    except Exception:  # an exception whose message itself fails
-        text = ""
-    if isinstance(exc, ops.OperationError | ValueError | OSError | RuntimeError) and text:
-        return safe_text(text)
-    return safe_text(f"{type(exc).__name__}: {text}" if text else type(exc).__name__)
-
-
 def call(operation: Callable[..., T], *args: Any, **kwargs: Any) -> T:
     """Run an operation, turning any failure into a ToolError with the reason; the result is
     made safe to serialise (see :func:`minirag_ingest.names.json_safe`)."""
@@ -123,11 +122,53 @@ class ToolCallGuard(Middleware):
             raise ToolError(f"{name} failed unexpectedly: {error_message(exc)}") from exc
 
 
+def advertise_tools_only(mcp: FastMCP) -> None:
+    """Advertise the capabilities this server has: tools, in a list that never changes.
+
+    fastmcp derives capabilities from the handlers it registers, so it would also offer prompts
+    and resources (none exist here) and the UI extension, and promise list-change notifications
+    nobody sends. There is no public setting for this, hence the wrapper on its low-level
+    server's ``get_capabilities``."""
+    from mcp.types import ToolsCapability
+
+    low_level = mcp._mcp_server
+    derived = low_level.get_capabilities
+
+    def get_capabilities(*args: Any, **kwargs: Any) -> Any:
+        capabilities = derived(*args, **kwargs)
+        return capabilities.model_copy(
+            update={
+                "prompts": None,
+                "resources": None,
+                "tools": ToolsCapability(list_changed=False),
+                "extensions": None,
+            }
+        )
+
+    low_level.get_capabilities = get_capabilities  # type: ignore[method-assign]
+
+
 def _progress_token(ctx: Context | None) -> Any:
     """The progress token the client sent with this request, if any (as fastmcp reads it)."""
     request = ctx.request_context if ctx is not None else None
     meta = request._srctx.meta if request is not None else None
     return meta.get("progress_token") if meta is not None else None
+
+
+def tool(mcp: FastMCP, annotations: dict[str, Any]) -> Callable[[Callable[..., T]], Any]:
+    """``mcp.tool`` with the function's docstring handed over as the description.
+
+    Given a docstring, fastmcp parses it for parameter sections with griffe, whose import costs
+    about 85 ms of start-up; ours are plain text (parameters are described by their Field), so
+    the text is passed as it is and the docstring removed before registration.
+    """
+
+    def register(fn: Callable[..., T]) -> Any:
+        description = inspect.getdoc(fn)
+        fn.__doc__ = None
+        return mcp.tool(description=description, annotations=annotations)(fn)
+
+    return register
 
 
 def create_app(config: Config | None = None) -> FastMCP:
@@ -150,6 +191,7 @@ def create_app(config: Config | None = None) -> FastMCP:
     )
     mcp.add_middleware(ToolCallGuard())
     mcp.app_context = app_ctx  # type: ignore[attr-defined]
+    advertise_tools_only(mcp)
     reporters: set[asyncio.Task[None]] = set()
 
     async def report_sync_progress(session: Any, token: Any, job_id: str) -> None:
@@ -180,7 +222,7 @@ def create_app(config: Config | None = None) -> FastMCP:
         except Exception:
             log.debug("progress reporting stopped", exc_info=True)
 
-    @mcp.tool(annotations=LOCAL_WRITE)
+    @tool(mcp, LOCAL_WRITE)
     async def sync_start(ctx: Context, scope: Scope = None) -> dict[str, Any]:
         """Bring the index in line with the document folders: index new and changed files,
         skip unchanged ones, follow moved files and drop entries for deleted or excluded
@@ -201,7 +243,7 @@ def create_app(config: Config | None = None) -> FastMCP:
                 task.add_done_callback(reporters.discard)
         return result
 
-    @mcp.tool(annotations=READ_ONLY)
+    @tool(mcp, READ_ONLY)
     async def sync_status(
         ctx: Context,
         jobId: Annotated[str, Field(description="The jobId sync_start returned.")],
@@ -223,7 +265,7 @@ def create_app(config: Config | None = None) -> FastMCP:
                 log.debug("progress report failed", exc_info=True)
         return result
 
-    @mcp.tool(annotations=LOCAL_WRITE)
+    @tool(mcp, LOCAL_WRITE)
     def ingest_file(filePath: FilePath) -> dict[str, Any]:
         """Index one file now, replacing whatever was indexed for it before. Use it for a
         single new or edited file instead of a full sync. filePath must be absolute and inside
@@ -231,7 +273,7 @@ def create_app(config: Config | None = None) -> FastMCP:
         id, the title chosen and the number of chunks stored."""
         return call(ops.ingest_file, app_ctx, filePath)
 
-    @mcp.tool(annotations=LOCAL_WRITE)
+    @tool(mcp, LOCAL_WRITE)
     def ingest_data(
         source: Annotated[
             str, Field(description="The id to store it under; re-using an id replaces it.")
@@ -247,7 +289,7 @@ def create_app(config: Config | None = None) -> FastMCP:
         and read_file, delete_file and search results refer to it by that id."""
         return call(ops.ingest_data, app_ctx, source, content, format, title)
 
-    @mcp.tool(annotations={**LOCAL_WRITE, "openWorldHint": True})
+    @tool(mcp, {**LOCAL_WRITE, "openWorldHint": True})
     def ingest_url(
         url: Annotated[str, Field(description="An http or https address.")],
         source: Annotated[
@@ -259,13 +301,18 @@ def create_app(config: Config | None = None) -> FastMCP:
         added. Private and local addresses are refused unless the server allows them."""
         return call(ops.ingest_url, app_ctx, url, source)
 
-    @mcp.tool(annotations=READ_ONLY)
+    @tool(mcp, READ_ONLY)
     def query_documents(
         query: Annotated[
             str, Field(description="What to look for, in natural language or exact terms.")
         ],
         topK: Annotated[
-            int, Field(description="How many passages to return (1-100, default 10).")
+            int,
+            Field(
+                description="How many passages to return (1-100, default 10; more is capped).",
+                ge=1,
+                json_schema_extra={"maximum": MAX_TOP_K},  # clamped rather than refused
+            ),
         ] = ops.DEFAULT_TOP_K,
         scope: Scope = None,
         labels: LabelFilter = None,
@@ -287,7 +334,7 @@ def create_app(config: Config | None = None) -> FastMCP:
         lacking a label (unlabelled) or a date (undated)."""
         return call(ops.query_documents, app_ctx, query, topK, scope, labels, dateFrom, dateTo)
 
-    @mcp.tool(annotations=READ_ONLY)
+    @tool(mcp, READ_ONLY)
     def find_mentions(
         terms: Annotated[
             list[str],
@@ -302,7 +349,7 @@ def create_app(config: Config | None = None) -> FastMCP:
         ] = "all",
         scope: Scope = None,
         offset: Annotated[
-            int, Field(description="Skip this many documents (use nextOffset to page).")
+            int, Field(description="Skip this many documents (use nextOffset to page).", ge=0)
         ] = 0,
         labels: LabelFilter = None,
         dateFrom: DateFrom = None,
@@ -318,27 +365,29 @@ def create_app(config: Config | None = None) -> FastMCP:
             ops.find_mentions, app_ctx, terms, match, scope, offset, labels, dateFrom, dateTo
         )
 
-    @mcp.tool(annotations=READ_ONLY)
+    @tool(mcp, READ_ONLY)
     def read_chunk_neighbors(
-        chunkIndex: Annotated[int, Field(description="chunkIndex of the hit to read around.")],
+        chunkIndex: Annotated[
+            int, Field(description="chunkIndex of the hit to read around.", ge=0)
+        ],
         filePath: OptionalFilePath = None,
         source: SourceId = None,
-        before: Annotated[int, Field(description="Chunks to read before it.")] = 2,
-        after: Annotated[int, Field(description="Chunks to read after it.")] = 2,
+        before: Annotated[int, Field(description="Chunks to read before it.", ge=0)] = 2,
+        after: Annotated[int, Field(description="Chunks to read after it.", ge=0)] = 2,
     ) -> dict[str, Any]:
         """Read the chunks just before and after one search hit, when its parent section
         is not enough context. Name the document by filePath (absolute) or source, exactly
         as the hit gave it."""
         return call(ops.read_chunk_neighbors, app_ctx, chunkIndex, filePath, source, before, after)
 
-    @mcp.tool(annotations=READ_ONLY)
+    @tool(mcp, READ_ONLY)
     def read_file(filePath: OptionalFilePath = None, source: SourceId = None) -> dict[str, Any]:
         """Read one indexed document in full, as Markdown rebuilt from the index. Use it when
         the user wants the whole document or the sections from search are not enough. Name it
         by filePath (absolute) or by source for data and URL items."""
         return call(ops.read_file, app_ctx, filePath, source)
 
-    @mcp.tool(annotations=READ_ONLY)
+    @tool(mcp, READ_ONLY)
     def list_files(
         scope: Scope = None,
         labels: LabelFilter = None,
@@ -360,14 +409,14 @@ def create_app(config: Config | None = None) -> FastMCP:
         matching documents (with filterCounts) and sort "date" lists the newest first."""
         return call(ops.list_files, app_ctx, scope, labels, dateFrom, dateTo, sort)
 
-    @mcp.tool(annotations={**LOCAL_WRITE, "destructiveHint": True})
+    @tool(mcp, {**LOCAL_WRITE, "destructiveHint": True})
     def delete_file(filePath: OptionalFilePath = None, source: SourceId = None) -> dict[str, Any]:
         """Remove one document from the index (the file on disk is never touched). Name it
         by filePath (absolute) or by source. Only when the user asks; a later sync indexes a
         file that is still on disk again."""
         return call(ops.delete_file, app_ctx, filePath, source)
 
-    @mcp.tool(annotations=READ_ONLY)
+    @tool(mcp, READ_ONLY)
     def status() -> dict[str, Any]:
         """Show the configuration and the health of the index: version, roots, index folder,
         embedding model, document and chunk counts, chunks from an older chunking scheme
@@ -387,7 +436,13 @@ def serve_stdio(config: Config) -> None:
 
     app = create_app(config)
     app.add_middleware(WarmUpAfterInitialize())
-    app.run(transport="stdio", show_banner=False)
+    try:
+        app.run(transport="stdio", show_banner=False)
+    finally:
+        # A sync still running when the client goes away stops after its commit in flight,
+        # rather than being cut off inside the embedding or storage libraries at exit.
+        app.app_context.stop_jobs(timeout=SHUTDOWN_WAIT)  # type: ignore[attr-defined]
+        app.app_context.stop_workers()  # type: ignore[attr-defined]
 
 
 def main() -> None:

@@ -6,6 +6,10 @@ client builds hundreds of pydantic models) and for fastembed's; a no-op re-sync 
 took 1.4 s in a new server against 65 ms in one that had done a sync. Importing both on a
 background thread right after ``initialize`` uses the time a user spends on the first question.
 No model is loaded and no index is opened: that still happens on first use.
+
+The imports hold the GIL for over a second, so they wait until the client has its tool list:
+a client sends ``tools/list`` right after ``initialize``, and importing beside it would slow
+that answer. A client that never lists tools gets the warm-up a second after ``initialize``.
 """
 
 from __future__ import annotations
@@ -20,8 +24,9 @@ from fastmcp.server.middleware import Middleware
 log = logging.getLogger(__name__)
 
 WARM_MODULES = ("lancedb", "fastembed")
-# Long enough for the initialize response to be written before the imports take the GIL.
+# Long enough for the tools/list response to be written before the imports take the GIL.
 WARM_DELAY = 0.2
+WARM_DELAY_WITHOUT_LIST = 1.0
 
 
 def warm_imports(modules: tuple[str, ...] = WARM_MODULES) -> None:
@@ -33,16 +38,33 @@ def warm_imports(modules: tuple[str, ...] = WARM_MODULES) -> None:
 
 
 class WarmUpAfterInitialize(Middleware):
-    """Starts :func:`warm_imports` once, ``WARM_DELAY`` seconds after the first initialize."""
+    """Starts :func:`warm_imports` ``WARM_DELAY`` seconds after the first tools/list, or
+    ``WARM_DELAY_WITHOUT_LIST`` seconds after the first initialize if no list came by then.
+    (Should both timers fire, the second import finds everything imported already.)"""
 
     def __init__(self) -> None:
-        self.started = False
+        self._lock = threading.Lock()
+        self._timer: threading.Timer | None = None
+        self._listed = False
+
+    def _schedule(self, delay: float) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+        self._timer = threading.Timer(delay, warm_imports)
+        self._timer.daemon = True
+        self._timer.start()
 
     async def on_initialize(self, context: Any, call_next: Any) -> Any:
         result = await call_next(context)
-        if not self.started:
-            self.started = True
-            timer = threading.Timer(WARM_DELAY, warm_imports)
-            timer.daemon = True
-            timer.start()
+        with self._lock:
+            if self._timer is None:
+                self._schedule(WARM_DELAY_WITHOUT_LIST)
+        return result
+
+    async def on_list_tools(self, context: Any, call_next: Any) -> Any:
+        result = await call_next(context)
+        with self._lock:
+            if not self._listed:
+                self._listed = True
+                self._schedule(WARM_DELAY)
         return result

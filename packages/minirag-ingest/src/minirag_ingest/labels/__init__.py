@@ -7,12 +7,12 @@ under the ``minirag.classify`` entry-point group (the ``[classify]`` extra).
 
 from minirag_ingest.labels.resolve import (
     ENTRY_POINT_GROUP,
-    INSTALL_HINT,
     ChoiceModel,
     ClassifyPlugin,
     LabelOutcome,
     ModelSession,
     ModelUnavailable,
+    classify_hint,
     discover_plugin,
     model_state,
     needs_relabel,
@@ -36,7 +36,6 @@ from minirag_ingest.labels.taxonomy import (
 __all__ = [
     "DEFAULT_QUESTION",
     "ENTRY_POINT_GROUP",
-    "INSTALL_HINT",
     "TAXONOMY_FILE",
     "ChoiceModel",
     "ClassifyPlugin",
@@ -49,6 +48,7 @@ __all__ = [
     "TaxonomyError",
     "TaxonomyLoader",
     "Value",
+    "classify_hint",
     "discover_plugin",
     "load_taxonomy",
     "model_state",

@@ -29,10 +29,16 @@ from minirag_ingest.labels.taxonomy import Facet, ModelSpec, Taxonomy, nfc
 log = logging.getLogger(__name__)
 
 ENTRY_POINT_GROUP = "minirag.classify"
-INSTALL_HINT = (
-    "model-answered facets need the [classify] extra: uv tool install 'minirag-mcp[classify]' "
-    "(or run uvx --from 'minirag-mcp[classify]' minirag-mcp)"
-)
+
+
+def classify_hint() -> str:
+    """Why model-answered facets stay unset without the plug-in, and the command that adds it to
+    this install."""
+    from minirag_ingest.install import install_hint
+
+    return f"model-answered facets need the [classify] extra: {install_hint('classify')}"
+
+
 HEAD_CHARS = 2000
 """How much of a document the model reads: its first part, where its form shows."""
 
@@ -49,6 +55,7 @@ __all__ = [
     "LabelOutcome",
     "ModelSession",
     "ModelUnavailable",
+    "classify_hint",
     "decode_labels",
     "discover_plugin",
     "encode_labels",
@@ -110,7 +117,7 @@ def discover_plugin(*, refresh: bool = False) -> tuple[ClassifyPlugin | None, st
     with _plugin_lock:
         if "found" in _plugin_cache and not refresh:
             return _plugin_cache["found"]
-        found: tuple[ClassifyPlugin | None, str | None] = (None, INSTALL_HINT)
+        found: tuple[ClassifyPlugin | None, str | None] = (None, classify_hint())
         for point in entry_points(group=ENTRY_POINT_GROUP):
             try:
                 plugin = point.load()
@@ -190,7 +197,7 @@ class ModelSession:
             raise ModelUnavailable(self._problem)
         plugin, reason = self._finder()
         if plugin is None:
-            self._problem = reason or INSTALL_HINT
+            self._problem = reason or classify_hint()
             raise ModelUnavailable(self._problem)
         try:
             self._model = plugin.load(self.spec, self.cache_dir / "classify")

@@ -1,0 +1,125 @@
+"""CLI start-up: wall time of one-shot commands on a 1,400-document index, and what each imports.
+
+    uv run python bench/cli_start.py [--model-dir DIR] [--runs 5] [--index DIR] [--keep DIR]
+
+The Cranfield abstracts (1,400 short technical documents, ``cranfield/docs`` in the benchmark
+data) are copied into a temporary root and synced once with ``minirag-mcp sync`` (the test model
+unless ``--model-dir``; several minutes). ``--keep DIR`` keeps that root and index in DIR, and
+``--index DIR`` reuses one kept before, so the timing runs can be repeated without a new sync.
+
+Then each command is run ``--runs`` times as a fresh process, the way a user types it (the
+installed ``minirag-mcp`` script of this environment, HF_HUB_OFFLINE=1), after one untimed run
+that writes the bytecode; the median wall time is the figure (targets: status <= 1.0 s, find
+<= 1.2 s, query <= 2.0 s). One more run of each under ``python -X importtime`` gives the
+seconds spent importing, the heaviest packages by self time, and which of fastembed, pandas,
+lancedb, numpy, fastmcp and markitdown the command imported. PYTHONDONTWRITEBYTECODE must not
+be set (every start would recompile); the script says so when it is.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import _common as c
+
+COMMANDS = {
+    "status": ["status"],
+    "list": ["list"],
+    "find": ["find", "boundary layer"],
+    "query": ["query", "how does the boundary layer separate from a curved surface"],
+}
+TARGETS = {"status": 1.0, "find": 1.2, "query": 2.0}
+WATCH = ("fastembed", "pandas", "lancedb", "numpy", "fastmcp", "markitdown")
+LINE = re.compile(r"import time:\s+(\d+) \|\s+(\d+) \|( *)(\S+)")
+
+
+def command_line(args: list[str], root: Path, db: Path, model: Path) -> list[str]:
+    script = Path(sys.executable).with_name("minirag-mcp")
+    common = ["--base-dir", str(root), "--db-path", str(db), "--model-name", str(model)]
+    return [str(script), *args, *common]
+
+
+def run_once(argv: list[str], env: dict[str, str]) -> float:
+    started = time.perf_counter()
+    done = subprocess.run(argv, env=env, capture_output=True, text=True, check=False)
+    took = time.perf_counter() - started
+    if done.returncode != 0:
+        sys.exit(f"failed ({done.returncode}): {' '.join(argv)}\n{done.stdout}\n{done.stderr}")
+    return took
+
+
+def import_profile(args: list[str], env: dict[str, str], root: Path, db: Path, model: Path):
+    argv = [sys.executable, "-X", "importtime", "-m", "minirag_mcp", *args]
+    argv += ["--base-dir", str(root), "--db-path", str(db), "--model-name", str(model)]
+    done = subprocess.run(argv, env=env, capture_output=True, text=True, check=False)
+    own: dict[str, int] = {}
+    for line in done.stderr.splitlines():
+        m = LINE.match(line)
+        if m:
+            top = m.group(4).split(".")[0]
+            own[top] = own.get(top, 0) + int(m.group(1))
+    return own
+
+
+def build_index(work: Path, model: Path, env: dict[str, str]) -> tuple[Path, Path]:
+    root, db = work / "cranfield", work / "db"
+    shutil.copytree(c.data("cranfield", "docs"), root)
+    print(f"syncing {len(list(root.iterdir()))} documents into {db} ...", flush=True)
+    took = run_once(command_line(["sync"], root, db, model), env)
+    print(f"synced in {took:.0f} s [{c.load()}]", flush=True)
+    return root, db
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--model-dir", type=Path, help="MODEL_NAME folder (default: test model)")
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--index", type=Path, help="a folder kept by --keep: reuse its index")
+    parser.add_argument("--keep", type=Path, help="keep the synced root and index in this folder")
+    args = parser.parse_args()
+
+    work = Path(tempfile.mkdtemp(prefix="minirag-bench-cli-"))
+    try:
+        model, label = c.model_folder(args.model_dir, work)
+        c.header("CLI start-up: one-shot commands on the 1,400 Cranfield abstracts", label)
+        if os.environ.get("PYTHONDONTWRITEBYTECODE"):
+            print("note     PYTHONDONTWRITEBYTECODE is set: every start recompiles (unset it)")
+        env = {**os.environ, "HF_HUB_OFFLINE": "1", "FASTMCP_CHECK_FOR_UPDATES": "off"}
+        if args.index:
+            root, db = args.index / "cranfield", args.index / "db"
+        else:
+            target = args.keep or work
+            target.mkdir(parents=True, exist_ok=True)
+            root, db = build_index(target, model, env)
+        print(f"\n  {'command':<8} {'wall (median)':<44} {'imports':>8}  imported")
+        for name, cli_args in COMMANDS.items():
+            argv = command_line(cli_args, root, db, model)
+            run_once(argv, env)  # bytecode and page cache
+            times = [run_once(argv, env) for _ in range(args.runs)]
+            own = import_profile(cli_args, env, root, db, model)
+            target = TARGETS.get(name)
+            verdict = f" target <= {target} s" if target else ""
+            loaded = [m for m in WATCH if m in own] or ["none of " + ", ".join(WATCH)]
+            print(
+                f"  {name:<8} {c.spread(times) + verdict:<44} "
+                f"{sum(own.values()) / 1e6:6.2f} s  {', '.join(loaded)}"
+            )
+            heavy = sorted(own.items(), key=lambda kv: -kv[1])[:6]
+            print("           heaviest: " + ", ".join(f"{k} {v / 1000:.0f} ms" for k, v in heavy))
+        c.footer()
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,86 @@
+"""A CLI command imports only what it uses: status, list and find answer without fastembed (so
+without the embedding model), and nothing brings in pandas that the libraries do not force."""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from testsupport.mcp import cli
+
+WATCHED = ("fastembed", "onnxruntime", "tokenizers", "pandas", "lancedb", "fastmcp", "markitdown")
+# Runs one CLI command in a fresh interpreter and reports which watched modules it imported.
+PROBE = f"""
+import json, sys
+from minirag_mcp.cli import main
+try:
+    main(sys.argv[1:])
+except SystemExit as exc:
+    code = exc.code or 0
+print(json.dumps({{"code": code, "loaded": [m for m in {WATCHED!r} if m in sys.modules]}}),
+      file=sys.stderr)
+"""
+COMMANDS = {
+    "status": ["status"],
+    "list": ["list"],
+    "find": ["find", "tomatoes"],
+    "query": ["query", "tomatoes sun"],
+}
+
+
+def loaded_by(args: list[str]) -> dict:
+    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, *args], env=env, capture_output=True, text=True, check=True
+    )
+    return json.loads(done.stderr.strip().splitlines()[-1])
+
+
+@functools.cache
+def lancedb_imports_pandas() -> bool:
+    """True while LanceDB's own import (through pyarrow.dataset) brings pandas in."""
+    done = subprocess.run(
+        [sys.executable, "-c", "import sys, lancedb; print('pandas' in sys.modules)"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return done.stdout.strip() == "True"
+
+
+@pytest.fixture
+def synced(env: dict, capsys: pytest.CaptureFixture[str]) -> dict:
+    code, _, err = cli(capsys, "sync")
+    assert code == 0, err
+    return env
+
+
+@pytest.mark.parametrize("name", ["status", "list", "find"])
+def test_reading_commands_leave_the_embedding_model_alone(synced: dict, name: str) -> None:
+    result = loaded_by(COMMANDS[name])
+    assert result["code"] == 0
+    assert "lancedb" in result["loaded"]  # they did read the index
+    for module in ("fastembed", "onnxruntime", "tokenizers", "fastmcp", "markitdown"):
+        assert module not in result["loaded"], f"{name} imported {module}"
+    if not lancedb_imports_pandas():
+        assert "pandas" not in result["loaded"]
+
+
+def test_query_loads_the_model(synced: dict) -> None:
+    result = loaded_by(COMMANDS["query"])
+    assert result["code"] == 0
+    assert "fastembed" in result["loaded"]
+    assert "fastmcp" not in result["loaded"] and "markitdown" not in result["loaded"]
+
+
+@pytest.mark.parametrize("name", ["status", "list"])
+def test_nothing_heavy_before_anything_is_indexed(env: dict, name: str, tmp_path: Path) -> None:
+    result = loaded_by([*COMMANDS[name], "--db-path", str(tmp_path / "no-index-yet")])
+    assert result["code"] == 0
+    assert result["loaded"] == []
