@@ -7,6 +7,7 @@ several documents and embed their chunks in one batch with :meth:`Pipeline.store
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import tempfile
 from collections.abc import Callable, Sequence
@@ -37,6 +38,7 @@ from minirag_ingest.urls import check_scheme, fetch
 if TYPE_CHECKING:
     from minirag_ingest.convert_pool import ConversionPool
 
+log = logging.getLogger(__name__)
 ContentFormat = Literal["text", "markdown", "html"]
 # Chunks embedded per call: as many as a sync's batch holds, so only a document longer than
 # that is embedded in several calls (each call sorts its texts by length to save padding).
@@ -294,6 +296,8 @@ class Pipeline:
         ``reading`` is the file's :meth:`start_reading`, when the caller started it already."""
         path = Path(path)
         read = (reading or self.start_reading(path, content_hash)).result()
+        for warning in read.warnings:
+            log.warning("%s", warning)
         converted = read.converted
         name = id_name(path)
         title = choose_title(

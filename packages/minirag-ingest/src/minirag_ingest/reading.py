@@ -9,7 +9,11 @@ conversion - reads that one opened file.
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,6 +24,9 @@ from minirag_ingest.ocr import DEFAULT_MIN_CHARS_PER_PAGE, OcrEngine
 from minirag_ingest.roots import PathOutsideRoots, Roots
 
 _HASH_BLOCK = 1 << 20
+# Loggers whose warnings about a file are handed back with its FileRead, naming the file as the
+# caller knows it (not the pinned path the converter saw): a worker's own log goes nowhere.
+RELAYED_LOGGERS = ("minirag_ingest.convert",)
 
 
 @dataclass(frozen=True)
@@ -39,6 +46,7 @@ class FileRead:
     size: int
     mtime: float
     content_hash: str
+    warnings: tuple[str, ...] = ()  # what converting it warned about, to be logged by the caller
 
 
 def file_hash(path: str | os.PathLike[str]) -> str:
@@ -67,7 +75,7 @@ def read_contained(request: ReadRequest, ocr: OcrEngine | None = None) -> FileRe
         info = os.fstat(fd)
         if info.st_size > request.max_file_size:
             check_size(Path(path), request.max_file_size)  # before a copy is made of it
-        with pinned(fd, Path(path).name) as stable:
+        with pinned(fd, Path(path).name) as stable, _warnings(str(stable), path) as warnings:
             converted = convert_file(
                 stable,
                 max_file_size=request.max_file_size,
@@ -81,4 +89,33 @@ def read_contained(request: ReadRequest, ocr: OcrEngine | None = None) -> FileRe
         raise ConversionError(path, f"cannot read file: {exc.strerror or exc}") from None
     finally:
         os.close(fd)
-    return FileRead(converted, info.st_size, info.st_mtime, digest)
+    return FileRead(converted, info.st_size, info.st_mtime, digest, tuple(warnings))
+
+
+class _Relay(logging.Filter):
+    """Takes this thread's warnings off a logger, with one path respelled."""
+
+    def __init__(self, seen: str, meant: str) -> None:
+        super().__init__()
+        self.thread = threading.get_ident()
+        self.seen, self.meant = seen, meant
+        self.messages: list[str] = []
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.thread != self.thread or record.levelno < logging.WARNING:
+            return True
+        self.messages.append(record.getMessage().replace(self.seen, self.meant))
+        return False
+
+
+@contextmanager
+def _warnings(seen: str, meant: str) -> Iterator[list[str]]:
+    relay = _Relay(seen, meant)
+    loggers = [logging.getLogger(name) for name in RELAYED_LOGGERS]
+    for logger in loggers:
+        logger.addFilter(relay)
+    try:
+        yield relay.messages
+    finally:
+        for logger in loggers:
+            logger.removeFilter(relay)

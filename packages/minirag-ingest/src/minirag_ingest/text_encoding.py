@@ -3,9 +3,11 @@
 Order: a byte-order mark; then NUL bytes, which text in UTF-8 or a legacy 8-bit encoding never
 holds: UTF-16 and UTF-32 without a BOM show them in a fixed pattern (every other byte, or
 three of every four, for Latin text), anything else holding them is binary; then strict UTF-8;
-then charset-normalizer's best guess. Whatever the encoding, the decoded text must read as
-text: a file whose characters are more than :data:`MAX_CONTROL_SHARE` control characters is
-refused, so 5,000 NUL bytes named ``.txt`` are an error naming the file, not a document.
+then charset-normalizer's best guess, and UTF-8 when it has none (the converter then replaces
+what does not decode, and says so). Whatever the encoding, the decoded text must read as text:
+a file whose characters are more than :data:`MAX_CONTROL_SHARE` control characters is refused,
+so 5,000 NUL bytes named ``.txt`` are an error naming the file, not a document. Bytes that no
+encoding explains are not refused for that alone: that is damaged text, not binary data.
 """
 
 from __future__ import annotations
@@ -98,9 +100,7 @@ def _guess(data: bytes) -> str:
     from charset_normalizer import from_bytes
 
     best = from_bytes(data).best()
-    if best is None:
-        raise NotText(f"its bytes do not read as text in any known encoding ({_FIX})")
-    return best.encoding
+    return best.encoding if best is not None else "utf-8"
 
 
 def _require_text(data: bytes, encoding: str, told_by: str) -> None:
