@@ -1,4 +1,5 @@
-"""Small real documents built in memory: PDFs with text, picture or empty pages; page images."""
+"""Small real documents built in memory: PDFs with text, picture or empty pages; page images;
+a minimal .docx."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """onnxruntime's usage telemetry, switched off before the library loads.
 
-The onnxruntime wheels from 1.32 on carry Microsoft's 1DS telemetry client on Linux too: some
+The onnxruntime 1.32 wheel carries Microsoft's 1DS telemetry client on Linux too: some
 nine seconds after ``import onnxruntime`` it resolves ``mobile.events.data.microsoft.com`` and
 keeps retrying with backoff. ``onnxruntime.disable_telemetry_events()`` does not stop it; the
 ``ORT_DISABLE_TELEMETRY`` environment variable does, but only when it is set before the library
