@@ -44,6 +44,8 @@ def pid_of(pool: ConversionPool, name: str = "plain.txt") -> int:
 
 
 def alive(pid: int) -> bool:
+    if os.name == "nt":  # os.kill would end the process there; the pool's word is taken
+        return False
     try:
         os.kill(pid, 0)
     except OSError:

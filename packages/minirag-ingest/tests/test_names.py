@@ -54,8 +54,11 @@ def test_json_safe_payloads_serialise_as_utf8() -> None:
 @posix_only
 def test_a_name_that_is_not_utf8_is_indexed_under_its_id_and_stays_skipped(pipeline, docs) -> None:
     raw = os.path.join(os.fsencode(docs), b"caf\xe9 notes.md")
-    with open(raw, "wb") as handle:
-        handle.write(b"# Latin names\n\nA file name in Latin-1 bytes.\n")
+    try:
+        with open(raw, "wb") as handle:
+            handle.write(b"# Latin names\n\nA file name in Latin-1 bytes.\n")
+    except OSError:  # APFS, for one, allows only UTF-8 names
+        pytest.skip("this filesystem allows only names that are valid UTF-8")
     first = sync(pipeline)
     assert first.ingested == 1 and first.failed == 0, first.errors
     [source] = pipeline.index.sources()
