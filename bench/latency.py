@@ -137,6 +137,7 @@ def synthetic_rows(store, dim: int, start_doc: int, docs: int, pool: list[str], 
     import numpy as np
     import pyarrow as pa
 
+    from minirag_index.keyword_index import TERM_COLUMNS, term_values
     from minirag_index.store import _row_id, parent_id_for
 
     n = docs * CHUNKS_PER_DOC
@@ -189,6 +190,8 @@ def synthetic_rows(store, dim: int, start_doc: int, docs: int, pool: list[str], 
         "labels": [None] * n,
         "signature": [None] * n,
     }
+    terms = [term_values(t, ti) for t, ti in zip(cols["text"], cols["title"], strict=True)]
+    data.update({column: [v[column] for v in terms] for column in TERM_COLUMNS})
     return pa.table(
         {
             f.name: pa.array(data[f.name], f.type)

@@ -1,13 +1,18 @@
-"""Retrieval quality on XQuAD (dev half), driving the real server over stdio.
+"""Retrieval quality on the judged dev halves (XQuAD, Cranfield), driving the real server.
 
-    uv run python bench/quality.py --model-dir /path/to/bench-model [--data ../shared/data/xquad]
+    uv run python bench/quality.py [--model-dir DIR] [--weights 0.0 0.6 1.0]
+                                   [--runs en-en ru-ru ru-en cranfield] [--out figures.json]
 
-For each corpus (English docs, Russian docs) the script copies the paragraphs into a temporary
-document root, starts `minirag-mcp` once to sync it, then, for every hybrid weight, starts the
-server again with RAG_HYBRID_WEIGHT set and asks every dev question through query_documents.
-A question's answer is the paragraph file its qrels name; figures are at the document level:
-MRR@10, hit@1 and recall@5 over the distinct sources in rank order. Runs: en→en, ru→ru and
-ru→en (Russian questions against the English documents).
+Each corpus (XQuAD's English or Russian paragraphs, Cranfield's 1,400 abstracts) is copied into
+a temporary document root and synced once by `minirag-mcp` over stdio (sync_start/sync_status);
+then, for every hybrid weight, the server is started again with RAG_HYBRID_WEIGHT set and every
+dev question is asked through query_documents (topK 10). Figures are at the document level over
+the distinct sources in rank order: MRR@10 (first relevant document), nDCG@10 (graded gains;
+XQuAD has one relevant paragraph of gain 1, Cranfield's codes 1-4 give gain 5 - code and -1 gives
+0), hit@1 and recall@5 (share of the relevant documents in the first five). Runs: en-en, ru-ru,
+ru-en (Russian questions against the English documents) and cranfield. The sync time and the
+index's size on disk are printed per corpus (the sync time includes the server's start and the
+model load, and depends on the machine's load, printed beside it).
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ import argparse
 import asyncio
 import csv
 import json
+import math
 import os
 import shutil
 import sys
@@ -28,38 +34,92 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import SHARED_DATA, tool_json
+from _common import SHARED_DATA, load, model_folder, tool_json
 
 WEIGHTS = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)
-RUNS = (("en", "en"), ("ru", "ru"), ("ru", "en"))  # (question language, document language)
+RUNS = ("en-en", "ru-ru", "ru-en", "cranfield")
+CUTOFF = 10
+
+Judged = dict[str, float]  # relevant document file name -> gain (> 0)
 
 
 @dataclass
 class Scores:
     questions: int
     mrr10: float
+    ndcg10: float
     hit1: float
     recall5: float
 
 
-def read_questions(folder: Path) -> list[tuple[str, str, str]]:
-    """(query id, question, relevant doc file name) for every dev question."""
-    with open(folder / "queries-dev.tsv", encoding="utf-8") as f:
-        questions = {row[0]: row[1] for row in csv.reader(f, delimiter="\t") if row}
-    with open(folder / "qrels-dev.tsv", encoding="utf-8") as f:
-        relevant = {row[0]: Path(row[1]).name for row in csv.reader(f, delimiter="\t") if row}
-    return [(qid, q, relevant[qid]) for qid, q in questions.items() if qid in relevant]
+@dataclass(frozen=True)
+class QuerySet:
+    """Dev questions with their judgments, asked against one corpus."""
+
+    corpus: str  # "xquad-en", "xquad-ru" or "cranfield"
+    questions: list[str]
+    judged: list[Judged]
 
 
-def score(ranked: list[list[str]], relevant: list[str]) -> Scores:
-    reciprocal = hits1 = recall5 = 0.0
-    for names, answer in zip(ranked, relevant, strict=True):
-        if answer in names[:10]:
-            reciprocal += 1.0 / (names.index(answer) + 1)
-        hits1 += names[:1] == [answer]
-        recall5 += answer in names[:5]
-    n = len(relevant)
-    return Scores(n, reciprocal / n, hits1 / n, recall5 / n)
+def read_tsv(path: Path) -> list[list[str]]:
+    with open(path, encoding="utf-8") as f:
+        return [row for row in csv.reader(f, delimiter="\t") if row][1:]  # without the header
+
+
+def xquad_set(folder: Path, q_lang: str, d_lang: str) -> QuerySet:
+    """XQuAD: one relevant paragraph per question (qrels are shared by both languages)."""
+    questions = {row[0]: row[1] for row in read_tsv(folder / q_lang / "queries-dev.tsv")}
+    relevant = {row[0]: Path(row[1]).name for row in read_tsv(folder / d_lang / "qrels-dev.tsv")}
+    ids = [qid for qid in questions if qid in relevant]
+    return QuerySet(
+        f"xquad-{d_lang}", [questions[q] for q in ids], [{relevant[q]: 1.0} for q in ids]
+    )
+
+
+def cranfield_gain(code: int) -> float:
+    """Cranfield's relevance codes: 1 (most relevant) … 4 give gain 5 - code; -1 gives 0."""
+    return float(5 - code) if 1 <= code <= 4 else 0.0
+
+
+def cranfield_set(folder: Path) -> QuerySet:
+    questions = {row[0]: row[2] for row in read_tsv(folder / "queries-dev.tsv")}
+    judged: dict[str, Judged] = {}
+    for qid, path, code in read_tsv(folder / "qrels-dev.tsv"):
+        gain = cranfield_gain(int(code))
+        if gain > 0:
+            judged.setdefault(qid, {})[Path(path).name] = gain
+    ids = [qid for qid in questions if judged.get(qid)]
+    return QuerySet("cranfield", [questions[q] for q in ids], [judged[q] for q in ids])
+
+
+def query_set(run: str, xquad: Path, cranfield: Path) -> QuerySet:
+    if run == "cranfield":
+        return cranfield_set(cranfield)
+    q_lang, d_lang = run.split("-")
+    return xquad_set(xquad, q_lang, d_lang)
+
+
+def corpus_docs(corpus: str, xquad: Path, cranfield: Path) -> Path:
+    return cranfield / "docs" if corpus == "cranfield" else xquad / corpus.split("-")[1] / "docs"
+
+
+def dcg(gains: list[float]) -> float:
+    return sum(g / math.log2(rank + 2) for rank, g in enumerate(gains))
+
+
+def score(ranked: list[list[str]], judged: list[Judged]) -> Scores:
+    """Document-level figures for ranked file names against their judgments."""
+    mrr = ndcg = hits1 = recall5 = 0.0
+    for names, gains in zip(ranked, judged, strict=True):
+        top = names[:CUTOFF]
+        first = next((i for i, name in enumerate(top) if name in gains), None)
+        mrr += 0.0 if first is None else 1.0 / (first + 1)
+        ideal = dcg(sorted(gains.values(), reverse=True)[:CUTOFF])
+        ndcg += dcg([gains.get(name, 0.0) for name in top]) / ideal
+        hits1 += bool(top) and top[0] in gains
+        recall5 += len(set(top[:5]) & gains.keys()) / min(len(gains), 5)
+    n = len(judged)
+    return Scores(n, mrr / n, ndcg / n, hits1 / n, recall5 / n)
 
 
 def server_params(env: dict[str, str]) -> StdioServerParameters:
@@ -87,53 +147,57 @@ async def ask_all(env: dict[str, str], questions: list[str]) -> list[list[str]]:
         await s.initialize()
         for question in questions:
             result = tool_json(
-                await s.call_tool("query_documents", {"query": question, "topK": 10})
+                await s.call_tool("query_documents", {"query": question, "topK": CUTOFF})
             )
             ranked.append([Path(src["source"]).name for src in result["sources"]])
     return ranked
 
 
+def folder_mb(path: Path) -> float:
+    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file()) / 1e6
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--model-dir", required=True, type=Path)
-    parser.add_argument("--data", type=Path, default=SHARED_DATA / "xquad")
+    parser.add_argument("--model-dir", type=Path, help="default: the MiniLM test model")
+    parser.add_argument("--data", type=Path, default=SHARED_DATA / "xquad", help="XQuAD folder")
+    parser.add_argument("--cranfield", type=Path, default=SHARED_DATA / "cranfield")
     parser.add_argument("--weights", type=float, nargs="*", default=list(WEIGHTS))
-    parser.add_argument(
-        "--runs",
-        nargs="*",
-        default=[f"{q}-{d}" for q, d in RUNS],
-        help="question-document language pairs to run (default: en-en ru-ru ru-en)",
-    )
+    parser.add_argument("--runs", nargs="*", default=list(RUNS), choices=RUNS)
     parser.add_argument("--out", type=Path, help="write the figures as JSON here")
     args = parser.parse_args()
 
     work = Path(tempfile.mkdtemp(prefix="minirag-quality-"))
+    model_dir, model = model_folder(args.model_dir, work)
+    print(f"model {model}", flush=True)
     base_env = {
         **{k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "TMPDIR")},
-        "MODEL_NAME": str(args.model_dir.resolve()),
+        "MODEL_NAME": str(model_dir),
         "HF_HUB_OFFLINE": "1",
         "FASTMCP_CHECK_FOR_UPDATES": "off",
     }
+    sets = {run: query_set(run, args.data, args.cranfield) for run in args.runs}
     figures: dict[str, dict] = {}
     try:
         envs = {}
-        for lang in sorted({run.split("-")[1] for run in args.runs}):
-            root = work / lang
-            shutil.copytree(args.data / lang / "docs", root)
-            env = {**base_env, "BASE_DIR": str(root), "DB_PATH": str(work / f"db-{lang}")}
+        for corpus in sorted({s.corpus for s in sets.values()}):
+            root, db = work / corpus, work / f"db-{corpus}"
+            shutil.copytree(corpus_docs(corpus, args.data, args.cranfield), root)
+            env = {**base_env, "BASE_DIR": str(root), "DB_PATH": str(db)}
             seconds = asyncio.run(sync(env))
-            print(f"synced {lang} docs in {seconds:.1f} s", flush=True)
-            envs[lang] = env
-        for q_lang, d_lang in (tuple(run.split("-")) for run in args.runs):
-            items = read_questions(args.data / q_lang)
-            questions = [q for _, q, _ in items]
-            relevant = [doc for _, _, doc in items]
+            figures[f"sync:{corpus}"] = {"seconds": seconds, "index_mb": folder_mb(db)}
+            print(
+                f"synced {corpus} in {seconds:.1f} s, index {folder_mb(db):.2f} MB ({load()})",
+                flush=True,
+            )
+            envs[corpus] = env
+        for run, qs in sets.items():
             for weight in args.weights:
-                env = {**envs[d_lang], "RAG_HYBRID_WEIGHT": str(weight)}
-                s = score(asyncio.run(ask_all(env, questions)), relevant)
-                figures[f"{q_lang}->{d_lang}@{weight}"] = s.__dict__
+                env = {**envs[qs.corpus], "RAG_HYBRID_WEIGHT": str(weight)}
+                s = score(asyncio.run(ask_all(env, qs.questions)), qs.judged)
+                figures[f"{run}@{weight}"] = s.__dict__
                 print(
-                    f"{q_lang}->{d_lang} weight {weight:.1f}: MRR@10 {s.mrr10:.3f}  "
+                    f"{run} weight {weight:.1f}: nDCG@10 {s.ndcg10:.3f}  MRR@10 {s.mrr10:.3f}  "
                     f"hit@1 {s.hit1:.3f}  recall@5 {s.recall5:.3f}  (n={s.questions})",
                     flush=True,
                 )

@@ -1,4 +1,4 @@
-"""A file server on 127.0.0.1 for the model-download tests: no network beyond loopback."""
+"""A file server on 127.0.0.1 for download and fetch tests: no network beyond loopback."""
 
 from __future__ import annotations
 
@@ -11,10 +11,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 class FileServer:
     """Serves ``files`` (request path without its leading "/" -> bytes), 404 for anything
     else, and records every requested path in ``requests``. ``url`` is the server's address
-    followed by ``prefix``."""
+    followed by ``prefix``. ``types`` gives a path its Content-Type header (none otherwise)."""
 
     def __init__(self, prefix: str = "") -> None:
         self.files: dict[str, bytes] = {}
+        self.types: dict[str, str] = {}
         self.requests: list[str] = []
         owner = self
 
@@ -26,6 +27,9 @@ class FileServer:
                     self.send_error(404)
                     return
                 self.send_response(200)
+                content_type = owner.types.get(self.path.lstrip("/"))
+                if content_type:
+                    self.send_header("Content-Type", content_type)
                 self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
                 self.wfile.write(body)

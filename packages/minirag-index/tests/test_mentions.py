@@ -286,14 +286,46 @@ def test_repeated_breadcrumb_counts_once_per_section():
         ("d", "Doc", 4, ctx2 + "и снова раздел", len(ctx2), "s2"),
     ]
     corpus = build_corpus(rows)
-    # "раздел" is in every breadcrumb: once for section 1, once for section 2, plus chunk 4 body
+    # "раздел" is in every breadcrumb: once for section 1 (only there); section 2 already
+    # counts it in chunk 4's own text, so its breadcrumbs add nothing
     result = find_mentions(corpus, ["раздел"])
-    assert result.matched_chunks == 3
-    assert result.documents[0].matching_chunks == 3
+    assert result.matched_chunks == 2
+    assert result.documents[0].matching_chunks == 2
+    assert result.documents[0].first_match is not None
+    assert result.documents[0].first_match.chunk_index == 0
     # "договор" only in breadcrumbs: one chunk per section
     assert find_mentions(corpus, ["договор"]).matched_chunks == 2
     # body text is still found in every chunk
     assert find_mentions(corpus, ["текст"]).matched_chunks == 4
+
+
+def test_a_heading_counts_where_it_is_written_not_in_every_breadcrumb():
+    """The chunker's own output: each heading is in the body of its section's first chunk,
+    and every later chunk repeats it as a breadcrumb."""
+    rows = [
+        ("d", "Handbook", 0, "# Handbook\n\n## Part A\n\nwidgets", 0, 0),
+        ("d", "Handbook", 1, "Handbook > Part A\nwidgets", 18, 0),
+        ("d", "Handbook", 2, "Handbook > Part A\nwidgets", 18, 0),
+        ("d", "Handbook", 3, "Handbook\n## Part B\n\nwidgets", 9, 1),
+        ("d", "Handbook", 4, "Handbook > Part B\nwidgets", 18, 1),
+    ]
+    corpus = build_corpus(rows)
+    assert find_mentions(corpus, ["part a"]).matched_chunks == 1
+    assert find_mentions(corpus, ["part b"]).matched_chunks == 1
+    # The H1 is written once, in section 0; section 1 names it only in breadcrumbs: once there.
+    assert find_mentions(corpus, ["handbook"]).matched_chunks == 2
+    assert find_mentions(corpus, ["widgets"]).matched_chunks == 5
+
+
+def test_breadcrumbs_do_not_lift_a_document_in_the_ranking():
+    heading_only = [
+        ("a-long", "A", i, ("Gearbox\n" if i else "# Gearbox\n\n") + "filler text", 8 * bool(i), 0)
+        for i in range(6)
+    ]
+    real = [("b-mentions", "B", i, f"gearbox note {i}", 0, 0) for i in range(2)]
+    result = find_mentions(build_corpus(heading_only + real), ["gearbox"])
+    assert [d.source for d in result.documents] == ["b-mentions", "a-long"]
+    assert [d.matching_chunks for d in result.documents] == [2, 1]
 
 
 def test_context_counted_once_even_when_rows_come_unordered():

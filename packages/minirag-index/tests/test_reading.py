@@ -19,6 +19,38 @@ def test_read_document_shows_each_table_once_with_one_header(make_index):
     assert index.read_document("/d/missing.md") is None
 
 
+def test_a_table_cut_into_two_sections_is_framed_in_each_and_whole_in_the_document(make_index):
+    from minirag_index.reconstruct import make_seam
+    from minirag_index.store import parent_id_for
+
+    header = "| a | b |\n|---|---|"
+    index = make_index()
+    index.add_source(
+        SourceDoc("/d/long.md"),
+        [
+            ChunkInput("## T\n\n" + header + "\n| 1 | 2 |", section=0),
+            # The second section starts at a row: one newline before it in the document, and
+            # the header it must open with to be read on its own.
+            ChunkInput(
+                header + "\n| 3 | 4 |",
+                context_chars=len(header) + 1,
+                joiner=make_seam("\n", opening=header + "\n"),
+                section=1,
+            ),
+            ChunkInput("## Next", joiner=make_seam("\n\n"), section=2),
+        ],
+    )
+    assert index.read_document("/d/long.md") == (
+        "## T\n\n| a | b |\n|---|---|\n| 1 | 2 |\n| 3 | 4 |\n\n## Next"
+    )
+    sections = index.sections([parent_id_for("/d/long.md", n) for n in range(3)])
+    assert list(sections.values()) == [
+        "## T\n\n| a | b |\n|---|---|\n| 1 | 2 |",
+        "| a | b |\n|---|---|\n| 3 | 4 |",
+        "## Next",
+    ]
+
+
 def test_neighbors(make_index):
     index = make_index()
     index.add_source(SourceDoc("/d/n.md"), [ChunkInput(f"part {i}") for i in range(6)])

@@ -11,6 +11,7 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
+from minirag_index.reconstruct import read_seam
 from minirag_ingest.chunking import (
     CODE_SPLIT_MARKER,
     SECTION_CHAR_CAP,
@@ -50,18 +51,21 @@ def assert_invariants(markdown: str, doc: ChunkedDocument, count: Counter, budge
     grouped = sections(doc)
     assert list(grouped) == list(range(len(grouped))), "section ordinals are 0..n-1"
     position = 0
-    texts = []
-    for chunks in grouped.values():
-        text = rebuild_section(chunks)
-        texts.append(text)
+    for number, chunks in grouped.items():
+        seam = read_seam(chunks[0].joiner)
+        framed = rebuild_section(chunks)
+        assert framed.startswith(seam.opening) and framed.endswith(seam.closing)
+        text = framed[len(seam.opening) : len(framed) - len(seam.closing)]
         assert text and text == text.strip()
         found = markdown.find(text, position)
         assert found >= 0, f"section is not a contiguous piece of the input: {text[:120]!r}"
+        assert markdown[position:found] == seam.gap, "the seam holds the exact gap"
+        assert bool(seam.gap) == (number > 0)
         position = found + len(text)
-        assert chunks[0].joiner == ""
         for chunk in chunks:
             assert 0 <= chunk.context_chars <= len(chunk.text)
-            assert chunk.joiner.strip() == ""
+            if chunk is not chunks[0]:
+                assert chunk.joiner.strip() == ""
             assert chunk.body and chunk.body in text
             tokens = count(chunk.text)
             if CODE_SPLIT_MARKER in chunk.context:
@@ -71,7 +75,7 @@ def assert_invariants(markdown: str, doc: ChunkedDocument, count: Counter, budge
                 assert tokens <= 4 * budget
     bodies = "".join(chunk.body for chunk in doc.chunks)
     assert _WS.sub("", bodies) == _WS.sub("", markdown), "text went missing or was duplicated"
-    assert rebuild_document(doc.chunks) == "\n\n".join(texts)
+    assert rebuild_document(doc.chunks) == markdown.strip(), "the document comes back exactly"
 
 
 def chunk(markdown: str, count: Counter, budget: int = 110, title: str = "") -> ChunkedDocument:
@@ -240,12 +244,14 @@ def test_section_cap_cuts_a_table_at_rows_and_repeats_header(token_counter: Coun
     for ordinal, chunks in grouped.items():
         text = rebuild_section(chunks)
         assert len(text) <= SECTION_CHAR_CAP
-        assert text.count("| Code | Name | Note |") == (1 if ordinal == 0 else 0)
+        # Every section a reader is given starts with the table's header and separator...
+        assert text.startswith("| Code | Name | Note |\n|---|---|---|\n| r")
+        assert text.count("| Code | Name | Note |") == 1
         if ordinal:
             assert chunks[0].context.startswith("| Code | Name | Note |\n")
+    # ...while the document holds them once, and no blank line ends the table early.
     rebuilt = rebuild_document(doc.chunks)
-    assert rebuilt.count("| Code | Name | Note |") == 1
-    assert rebuilt.count("|---|---|---|") == 1
+    assert rebuilt == table
 
 
 def test_header_only_table_is_kept(token_counter: Counter) -> None:
@@ -315,6 +321,49 @@ def test_code_block_over_four_budgets_is_split_and_marked(token_counter: Counter
         assert CODE_SPLIT_MARKER in piece.context
         assert token_counter(piece.text) <= 110
     assert block in rebuild_document(doc.chunks)
+
+
+def test_code_block_over_the_cap_is_closed_and_reopened_in_each_section(
+    token_counter: Counter,
+) -> None:
+    functions = "\n\n".join(
+        f"def g{i}(x, y):\n    result = x * {i} + y\n    return result" for i in range(200)
+    )
+    block = f"~~~~python title=demo.py\n{functions}\n~~~~"
+    assert len(block) > 2 * SECTION_CHAR_CAP
+    markdown = f"# Module\n\nThe helpers:\n\n{block}\n\nThat is all.\n"
+    doc = chunk(markdown, token_counter)
+    texts = [rebuild_section(c) for c in sections(doc).values()]
+    cut = [t for t in texts if "def g" in t]
+    assert len(cut) >= 3
+    for text in cut:
+        assert len(text) <= SECTION_CHAR_CAP
+        lines = text.split("\n")
+        opening = lines.index("~~~~python title=demo.py")  # the same fence and info string
+        assert lines[opening + 1].startswith(("def g", "    "))  # never an empty block
+        assert lines[opening + 1].strip()
+        assert text.count("~~~~") == 2  # closed where the section ends, or by its own fence
+        closing = len(lines) - 1 - lines[::-1].index("~~~~")
+        assert closing > opening + 1
+        # Lines inside keep their indentation, even the first line of a section.
+        assert all(not line.startswith("result") for line in lines)
+    # read_file: the block once, byte for byte, with no blank line added where it was cut.
+    assert rebuild_document(doc.chunks) == markdown.strip()
+
+
+def test_a_cut_never_leaves_a_header_or_fence_alone(token_counter: Counter) -> None:
+    # One heading section: prose, then a table or code block, the cap falling on its first lines
+    # (these sizes put it right after the table's separator row, and after the opening fence).
+    for filler in range(3890, 3970, 4):
+        prose = "# A\n\nIntro.\n\n# B\n\n" + "word " * (filler // 5)
+        doc = chunk(prose + "\n\n" + make_table(101), token_counter)
+        for chunks in sections(doc).values():
+            text = rebuild_section(chunks)
+            assert not text.endswith("|---|---|---|"), filler
+            assert text.count("| Code | Name | Note |") <= 1
+        doc = chunk(prose + "\n\n" + code_block(150), token_counter)
+        for chunks in sections(doc).values():
+            assert "```python\n```" not in rebuild_section(chunks), filler
 
 
 def test_unclosed_fence_is_ordinary_text(token_counter: Counter) -> None:
@@ -559,8 +608,10 @@ def test_each_chunk_rebuilds_inside_its_section(
     result = chunk_markdown(markdown, count_tokens=token_counter, budget=budget)
     for chunks in sections(result).values():
         text = rebuild_section(chunks)
-        offset = 0
+        seam = read_seam(chunks[0].joiner)
+        offset = len(seam.opening)
         for chunk in chunks:  # bodies follow one another in the section, joiners between them
-            assert text.startswith(chunk.joiner + chunk.body, offset)
-            offset += len(chunk.joiner) + len(chunk.body)
-        assert offset == len(text)
+            joiner = "" if chunk is chunks[0] else chunk.joiner
+            assert text.startswith(joiner + chunk.body, offset)
+            offset += len(joiner) + len(chunk.body)
+        assert offset + len(seam.closing) == len(text)

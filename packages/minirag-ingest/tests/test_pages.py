@@ -68,3 +68,31 @@ def test_pages_for_a_long_document() -> None:
     via_function = [chunk_pages(chunk, pages) for chunk in chunks[:200]]
     assert results[0] == "1"
     assert via_function == results[:200]
+
+
+# ----- by position, when the Markdown is the pages in order -------------------------------------
+
+
+def test_a_header_repeated_on_every_page_gets_the_page_of_its_copy() -> None:
+    pages = [f"ACME Corp invoice\nLine item {i}\n" for i in range(1, 4)]
+    markdown = "\n\n".join(f"# ACME Corp invoice\n\n| Line item {i} |" for i in range(1, 4))
+    index = PageIndex(pages, markdown)
+    assert index.aligned
+    bodies = [part for i in range(1, 4) for part in ("# ACME Corp invoice", f"| Line item {i} |")]
+    assert index.pages_for_chunks(bodies) == ["1", "1", "2", "2", "3", "3"]
+    # Searched instead, the header is on three pages: left out.
+    assert index.pages_for("# ACME Corp invoice") is None
+
+
+def test_without_alignment_pages_are_searched_as_before() -> None:
+    pages = [f"ACME Corp invoice\nLine item {i}\n" for i in range(1, 4)]
+    markdown = "# ACME Corp invoice\n\nLine item 1\n\nrecognised text appended by OCR"
+    index = PageIndex(pages, markdown)
+    assert not index.aligned
+    assert index.pages_for_chunks(["# ACME Corp invoice", "Line item 1"]) == [None, "1"]
+
+
+def test_a_chunk_across_a_page_break_by_position() -> None:
+    pages = ["alpha beta", "gamma delta"]
+    index = PageIndex(pages, "alpha\n\nbeta gamma\n\ndelta")
+    assert index.pages_for_chunks(["alpha", "beta gamma", "delta"]) == ["1", "1-2", "2"]

@@ -96,13 +96,6 @@ def test_ingest_data_uses_only_a_real_title(pipeline):
     assert titled.title == "Tea guide"
 
 
-def test_empty_document_stays_findable_by_name(pipeline, docs):
-    (docs / "Budget plan 2027.md").write_text("")
-    result = pipeline.ingest_file(docs / "Budget plan 2027.md")
-    assert result.chunks == 1
-    assert pipeline.index.search("Budget plan").hits[0].source.endswith("Budget plan 2027.md")
-
-
 class _Page(http.server.BaseHTTPRequestHandler):
     def do_GET(self):
         body = b"<html><head><title>Release notes</title></head><body><p>Version 2 ships.</p>"
@@ -142,3 +135,17 @@ def test_pages_for_a_pdf(pipeline, docs, make_pdf):
     assert "1" in pages.values() or "1-2" in pages.values()
     hit = pipeline.index.search("Counting rules", top_k=1).hits[0]
     assert hit.pages in {"2", "1-2"}
+
+
+def test_find_mentions_counts_a_heading_where_it_is_written(pipeline, docs):
+    body = " ".join(f"Sentence {i} is about widgets and their gears." for i in range(40))
+    path = docs / "handbook.md"
+    path.write_text(f"# Handbook\n\n## Part A\n\n{body}\n\n## Part B\n\n{body}\n", encoding="utf-8")
+    pipeline.ingest_file(path)
+    chunks = pipeline.index.source_chunks(str(path))
+    assert sum("Part A" in c.text[: c.context_chars] for c in chunks) >= 2  # breadcrumbs repeat it
+    assert pipeline.index.find_mentions(["part a"]).matched_chunks == 1
+    assert pipeline.index.find_mentions(["part b"]).matched_chunks == 1
+    # The H1 (also the title) is written once; section B names it only in breadcrumbs: once.
+    assert pipeline.index.find_mentions(['"handbook"']).matched_chunks == 2
+    assert pipeline.index.find_mentions(["widgets"]).matched_chunks == len(chunks)

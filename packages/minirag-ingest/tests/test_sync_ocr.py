@@ -22,6 +22,7 @@ from minirag_ingest.ocr import (
     load_ocr_settings,
     ocr_engine_name,
 )
+from minirag_ingest.pages import PAGES_SINCE_SCHEME
 from minirag_ingest.pipeline import Pipeline
 from minirag_ingest.sync import SyncReport, sync
 from testsupport.documents import blank_pdf
@@ -141,7 +142,9 @@ def test_images_indexed_with_the_extra_are_kept_as_unreadable(
 
 def make_stale(pipeline: Pipeline, source: str) -> None:
     """Rewrite a source as an index from before page numbers would hold it."""
-    pipeline.index.store.update_source_fields(source, {"scheme": SCHEME_VERSION - 1, "pages": None})
+    pipeline.index.store.update_source_fields(
+        source, {"scheme": PAGES_SINCE_SCHEME - 1, "pages": None}
+    )
 
 
 def test_a_pdf_read_with_ocr_is_not_read_again_without_it(

@@ -19,9 +19,9 @@ import pytest
 from fastmcp import Client
 
 from minirag_ingest import ocr as ocr_module
-from minirag_ingest.chunking import SCHEME_VERSION
 from minirag_ingest.install import install_hint
 from minirag_ingest.ocr import ENTRY_POINT_GROUP, IMAGE_EXTENSIONS, OcrSettings
+from minirag_ingest.pages import PAGES_SINCE_SCHEME
 from minirag_ingest.pipeline import Pipeline
 from minirag_ingest.settings import ConfigError
 from minirag_ingest.sync import sync
@@ -108,7 +108,9 @@ def index_with_fake_ocr(docs: Path) -> tuple[Path, Path]:
     pipeline = Pipeline(ctx.index, ctx.roots, ctx.config.ingest, ocr=FakeEngine())
     report = sync(pipeline)
     assert report.failed == 0 and report.ingested == 5, report.errors
-    ctx.index.store.update_source_fields(str(scan), {"scheme": SCHEME_VERSION - 1, "pages": None})
+    ctx.index.store.update_source_fields(
+        str(scan), {"scheme": PAGES_SINCE_SCHEME - 1, "pages": None}
+    )
     return photo, scan
 
 
@@ -319,7 +321,9 @@ def test_a_pdf_from_before_page_numbers_is_listed_as_stale_pages_until_synced(
     report.write_bytes(pdf_with_pages(pages))  # a text layer on every page: no OCR needed
     ctx = AppContext(load_config({}))
     assert sync(Pipeline(ctx.index, ctx.roots, ctx.config.ingest)).failed == 0
-    ctx.index.store.update_source_fields(str(report), {"scheme": SCHEME_VERSION - 1, "pages": None})
+    ctx.index.store.update_source_fields(
+        str(report), {"scheme": PAGES_SINCE_SCHEME - 1, "pages": None}
+    )
 
     async def go() -> None:
         async with Client(create_app(load_config({}))) as client:

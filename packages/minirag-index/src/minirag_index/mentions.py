@@ -26,6 +26,10 @@ A heading that every chunk of a section repeats counts once: each chunk's stored
 with ``context_chars`` characters of repeated context (heading breadcrumb, table header). The
 context is searched only in the first chunk (lowest chunk index) of a document that carries
 that same context in the same section; the other chunks are searched from their own body on.
+A match that lies wholly in context counts for its section only when no chunk of that section
+mentions the term in its own text, and then as one chunk: the heading a breadcrumb repeats is
+already in the body of the chunk that opens its section, so breadcrumbs never add to
+``matchedChunks`` or to a document's rank.
 """
 
 from __future__ import annotations
@@ -151,6 +155,12 @@ class MentionCorpus:
     chunk_search_from: np.ndarray
     """Original-text offset where the searched part of each chunk begins (0, or the length of
     a context already counted in an earlier chunk)."""
+    chunk_context_len: np.ndarray
+    """Length of the folded context at the start of each chunk's searched segment (0 when the
+    segment starts at the body)."""
+    chunk_section: np.ndarray
+    """Section of each chunk, numbered across the corpus (chunks of one document and one
+    section share the number)."""
     chunk_texts: list[str]
     """Original stored text of each chunk, for snippets."""
 
@@ -221,10 +231,14 @@ def _assemble(
     segments: list[str] = []
     chunk_texts: list[str] = []
     search_from = np.zeros(len(order), dtype=np.int64)
+    context_len = np.zeros(len(order), dtype=np.int64)
+    section_of = np.zeros(len(order), dtype=np.int64)
+    section_ids: dict[tuple[int, Any], int] = {}
     seen_context: set[tuple[int, Any, str]] = set()
     for pos, row in enumerate(order.tolist()):
         text = r_text[row]
         chunk_texts.append(text)
+        section_of[pos] = section_ids.setdefault((r_doc[row], r_section[row]), len(section_ids))
         ctx = min(max(r_ctx[row], 0), len(text))
         if ctx:
             context = fold(text[:ctx])
@@ -236,6 +250,7 @@ def _assemble(
             else:
                 seen_context.add(key)
                 segments.append(context + body)
+                context_len[pos] = len(context)
         else:
             segments.append(fold(text))
 
@@ -256,6 +271,8 @@ def _assemble(
         chunk_doc=doc_arr[order].astype(np.int32) if len(order) else np.zeros(0, np.int32),
         chunk_index=index_arr[order] if len(order) else np.zeros(0, np.int64),
         chunk_search_from=search_from,
+        chunk_context_len=context_len,
+        chunk_section=section_of,
         chunk_texts=chunk_texts,
     )
 
@@ -359,6 +376,7 @@ class MentionResult:
 @dataclass
 class _TermHits:
     chunks: np.ndarray  # chunk id per hit
+    in_context: np.ndarray  # per hit: it lies wholly in the chunk's repeated context
     docs: np.ndarray  # document per hit
     forms: list[str]
     title_docs: np.ndarray
@@ -366,32 +384,39 @@ class _TermHits:
 
 
 def _scan(pattern: re.Pattern[str], text: str, starts: np.ndarray, term: Term):
-    """Segment (chunk or title) of every hit of ``pattern`` in ``text``, and its word form."""
+    """Segment (chunk or title) of every hit of ``pattern`` in ``text``, the offset where each
+    hit ends within its segment, and its word form."""
+    positions: list[int] = []
+    ends: list[int] = []
+    add_pos = positions.append
+    add_end = ends.append
     if term.exact:
         # A closed term's form is the term itself: no need to read each match.
-        positions = [m.start() for m in pattern.finditer(text)]
+        for m in pattern.finditer(text):
+            add_pos(m.start())
+            add_end(m.end())
         forms = [term.text] * len(positions)
     else:
-        positions = []
         forms = []
-        add_pos = positions.append
         add_form = forms.append
         for m in pattern.finditer(text):
             add_pos(m.start())
+            add_end(m.end())
             add_form(m.group())
         if " " in term.text:
             forms = [" ".join(f.split()) for f in forms]
     if not positions:
-        return np.zeros(0, dtype=np.int64), forms
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), forms
     where = np.searchsorted(starts, np.asarray(positions, dtype=np.int64), side="right") - 1
-    return where, forms
+    return where, np.asarray(ends, dtype=np.int64) - starts[where], forms
 
 
 def _search_term(corpus: MentionCorpus, term: Term) -> _TermHits:
-    chunks, forms = _scan(term.pattern, corpus.text, corpus.chunk_starts, term)
-    title_docs, title_forms = _scan(term.pattern, corpus.title_text, corpus.title_starts, term)
+    chunks, ends, forms = _scan(term.pattern, corpus.text, corpus.chunk_starts, term)
+    title_docs, _, title_forms = _scan(term.pattern, corpus.title_text, corpus.title_starts, term)
     return _TermHits(
         chunks=chunks,
+        in_context=ends <= corpus.chunk_context_len[chunks],
         docs=corpus.chunk_doc[chunks].astype(np.int64),
         forms=forms,
         title_docs=title_docs,
@@ -443,12 +468,15 @@ def find_mentions(
         combined = combined & has if match == "all" else combined | has
     matched = combined & scope
 
-    chunk_hit = np.zeros(corpus.chunk_count, dtype=bool)
+    body_hit = np.zeros(corpus.chunk_count, dtype=bool)
+    context_hit = np.zeros(corpus.chunk_count, dtype=bool)
     title_hit = np.zeros(ndocs, dtype=bool)
     for h in hits:
-        chunk_hit[h.chunks[matched[h.docs]]] = True
+        keep = matched[h.docs]
+        body_hit[h.chunks[keep & ~h.in_context]] = True
+        context_hit[h.chunks[keep & h.in_context]] = True
         title_hit[h.title_docs[matched[h.title_docs]]] = True
-    hit_chunks = np.nonzero(chunk_hit)[0]
+    hit_chunks = _counted_chunks(corpus, body_hit, context_hit)
     per_doc = np.bincount(corpus.chunk_doc[hit_chunks], minlength=ndocs)
 
     matched_docs = np.nonzero(matched)[0]
@@ -506,6 +534,26 @@ def find_mentions(
         next_offset=next_offset,
         notice=notice,
     )
+
+
+def _counted_chunks(
+    corpus: MentionCorpus, body_hit: np.ndarray, context_hit: np.ndarray
+) -> np.ndarray:
+    """The chunks that count as mentioning the terms, in corpus order.
+
+    Every chunk whose own text matches counts. A match only in repeated context (a
+    breadcrumb, a table header) counts once for its section, at the section's first such
+    chunk, and only when no chunk of that section matched in its own text.
+    """
+    if not corpus.chunk_count:
+        return np.zeros(0, dtype=np.int64)
+    sections_with_body = np.zeros(int(corpus.chunk_section.max()) + 1, dtype=bool)
+    sections_with_body[corpus.chunk_section[body_hit]] = True
+    context_only = np.nonzero(context_hit & ~body_hit)[0]
+    context_only = context_only[~sections_with_body[corpus.chunk_section[context_only]]]
+    # Chunks are stored in (document, chunk index) order: the first per section comes first.
+    _, first = np.unique(corpus.chunk_section[context_only], return_index=True)
+    return np.union1d(np.nonzero(body_hit)[0], context_only[first])
 
 
 def _count_forms(hits: list[_TermHits], matched: np.ndarray) -> list[MentionForm]:

@@ -4,12 +4,27 @@ Each chunk's ``text`` starts with ``context_chars`` characters of repeated conte
 breadcrumb, a table's header row, the title line) that its vector needed; ``joiner`` is what
 stood between the previous chunk's body and this one in the section. Joining the bodies gives
 back the section as it was cut, with every header row and breadcrumb once.
+
+The first chunk of a section carries the section's *seam* in ``joiner`` instead: the
+whitespace that stood between this section and the previous one in the document, and, for a
+section that continues a table or fenced code block the 4,000-character cap cut, the section's
+*frame*: the lines it must open with to stand on its own (the table's header and separator
+rows, or the opening fence and the first line's indentation) and the line it must close with
+(the closing fence). A frame is shown with the section (:func:`rebuild_section`) and never in
+the document (:func:`rebuild_document`), which gets the document back exactly as converted.
+Chunks cut before seams existed have an empty first joiner; their sections are joined by a
+blank line, as they always were.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Protocol
+from typing import NamedTuple, Protocol
+
+#: Separates the gap, the opening and the closing of a seam. The gap is whitespace only and
+#: NUL is not whitespace, so a seam without a frame is just its gap.
+SEAM_MARK = "\x00"
+_LEGACY_GAP = "\n\n"
 
 
 class ChunkPiece(Protocol):
@@ -23,18 +38,59 @@ class ChunkPiece(Protocol):
     def section(self) -> int: ...
 
 
+class Seam(NamedTuple):
+    gap: str
+    opening: str = ""
+    closing: str = ""
+
+
+def make_seam(gap: str, opening: str = "", closing: str = "") -> str:
+    """The joiner of a section's first chunk (see the module docstring)."""
+    opening = opening.replace(SEAM_MARK, "")
+    closing = closing.replace(SEAM_MARK, "")
+    if not opening and not closing:
+        return gap
+    return f"{gap}{SEAM_MARK}{opening}{SEAM_MARK}{closing}"
+
+
+def read_seam(joiner: str) -> Seam:
+    gap, mark, frame = joiner.partition(SEAM_MARK)
+    if not mark:
+        return Seam(gap)
+    opening, _, closing = frame.partition(SEAM_MARK)
+    return Seam(gap, opening, closing)
+
+
 def chunk_body(piece: ChunkPiece) -> str:
     return piece.text[piece.context_chars :]
 
 
+def _bodies(pieces: list[ChunkPiece]) -> str:
+    """The section's own slice of the document: its bodies and the joiners between them."""
+    if not pieces:
+        return ""
+    return chunk_body(pieces[0]) + "".join(p.joiner + chunk_body(p) for p in pieces[1:])
+
+
 def rebuild_section(pieces: Iterable[ChunkPiece]) -> str:
-    """The section's own text; ``pieces`` are one section's chunks in chunk order."""
-    return "".join(p.joiner + chunk_body(p) for p in pieces)
+    """The section as a reader gets it, framed when it continues a cut table or code block;
+    ``pieces`` are one section's chunks in chunk order."""
+    pieces = list(pieces)
+    if not pieces:
+        return ""
+    seam = read_seam(pieces[0].joiner)
+    return seam.opening + _bodies(pieces) + seam.closing
 
 
 def rebuild_document(pieces: Iterable[ChunkPiece]) -> str:
-    """The whole document: its sections in order, separated by a blank line."""
+    """The whole document, exactly as converted (leading and trailing whitespace aside)."""
     sections: dict[int, list[ChunkPiece]] = {}
     for piece in pieces:
         sections.setdefault(piece.section, []).append(piece)
-    return "\n\n".join(rebuild_section(sections[s]) for s in sorted(sections))
+    out: list[str] = []
+    for number in sorted(sections):
+        chunks = sections[number]
+        if out:
+            out.append(read_seam(chunks[0].joiner).gap or _LEGACY_GAP)
+        out.append(_bodies(chunks))
+    return "".join(out)

@@ -18,6 +18,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
+from minirag_index import keyword_index
 from minirag_index.scope import sql_string
 
 if TYPE_CHECKING:
@@ -134,6 +135,7 @@ def _fields(doc: SourceDoc, index: int, chunk: ChunkInput, now: float) -> dict:
         "date_source": doc.date_source,
         "labels": doc.labels,
         "signature": doc.signature if index == 0 else None,
+        **keyword_index.term_values(chunk.text, doc.title),
     }
 
 
@@ -194,6 +196,7 @@ def schema(dim: int) -> pa.Schema:
             ("date_source", pa.string()),
             ("labels", pa.string()),
             ("signature", pa.binary()),
+            *((column, pa.string()) for column in keyword_index.TERM_COLUMNS),
         ]
     )
 
@@ -315,36 +318,16 @@ class Store:
             )
 
     def _ensure_text_indexes(self) -> None:
-        """Build the keyword indexes on text and title if missing (an older index gains them).
+        """Bring the keyword side up to date (an older index gains it; see keyword_index.py).
 
         Best-effort: a read-only folder or a racing writer leaves the index as it was, with a
-        warning, and search still works (without the missing column).
+        warning, and search still works (on whatever keyword indexes it has).
         """
-
-        try:
-            present = {
-                tuple(ix.columns): _fts_is_current(getattr(ix, "index_details", None))
-                for ix in self._table.list_indices()
-            }
-        except Exception as exc:
-            self.warnings.append(f"could not list the index's keyword indexes: {exc}")
-            return
-        for column in ("text", "title"):
-            if present.get((column,)):
-                continue
-            try:
-                self._table.create_index(column, config=fts_config(), replace=True)
-            except Exception as exc:
-                message = f"keyword index on {column!r} could not be built: {exc}"
-                log.warning(message)
-                self.warnings.append(message)
+        self.warnings.extend(keyword_index.ensure_current(self._table, _retry))
 
     def keyword_columns(self) -> list[str]:
         table = self.table()
-        if table is None:
-            return []
-        present = {c for ix in table.list_indices() for c in ix.columns}
-        return [c for c in ("text", "title") if c in present]
+        return [] if table is None else keyword_index.searchable(table)[0]
 
     # -- writing ---------------------------------------------------------------------------
     def replace_source(
@@ -587,49 +570,22 @@ class Store:
     def keyword_search(
         self, text: str, limit: int, where: str | None, columns: list[str] | None = None
     ) -> list[dict]:
-        """BM25 over the text and title indexes; rows carry ``columns`` (default: the chunk
+        """BM25 over the text and title terms; rows carry ``columns`` (default: the chunk
         columns) and ``_score``."""
         from lancedb.query import MultiMatchQuery
 
         table = self.table()
-        indexed = self.keyword_columns()
-        if table is None or not indexed or not text.strip():
+        if table is None:
             return []
-        query = table.search(MultiMatchQuery(text, indexed), query_type="fts")
+        indexed, analyse = keyword_index.searchable(table)
+        query_text = analyse(text)
+        if not indexed or not query_text.strip():
+            return []
+        query = table.search(MultiMatchQuery(query_text, indexed), query_type="fts")
         if where:
             query = query.where(where, prefilter=True)
         wanted = [*(columns or CHUNK_COLUMNS), "_score"]
         return query.select(wanted).limit(limit).to_arrow().to_pylist()
-
-
-# The keyword analyser. Russian stemming folds Cyrillic word forms (договор, договора, договоров)
-# and leaves Latin words, numbers and identifier pieces as they are; measured on XQuAD it lifts
-# keyword-only MRR@10 on Russian from 0.84 to 0.94 with English unchanged (docs/benchmarks.md).
-# LanceDB takes one language per index, and English stemming would need a second copy of the
-# text for a 0.007 gain, so it is not applied.
-FTS_LANGUAGE = "Russian"
-
-
-def fts_config() -> Any:
-    """Keyword index settings shared by the text and title columns."""
-    from lancedb.index import FTS
-
-    return FTS(
-        base_tokenizer="simple",
-        language=FTS_LANGUAGE,
-        stem=True,
-        lower_case=True,
-        remove_stop_words=False,
-        ascii_folding=False,
-        max_token_length=64,
-    )
-
-
-def _fts_is_current(details: dict[str, Any] | None) -> bool:
-    """Whether an existing keyword index was built with today's analyser."""
-    if not details:
-        return True  # nothing to compare: leave it
-    return details.get("language") == FTS_LANGUAGE and bool(details.get("stem"))
 
 
 def _sql_literal(value: Any) -> str:

@@ -122,7 +122,7 @@ def convert_file(
     if kind == "pdf":
         if not markdown.strip() and ocr is None:
             raise ConversionError(path, _scan_reason())
-        pages = _pdf_page_texts(path)
+        pages = result.pages
         if ocr is not None and ocr_min_chars_per_page > 0:
             markdown, pages, engine = _ocr_pdf_pages(
                 path, markdown, pages, ocr, ocr_min_chars_per_page
@@ -242,6 +242,14 @@ def _run_markitdown(path: Path, kind: str) -> Any:
 
     try:
         with open(path, "rb") as stream:
+            if kind == "pdf":  # markitdown's conversion, keeping each page's text
+                from minirag_ingest.pdf import read_pdf
+
+                return read_pdf(stream)
+            if kind == "ipynb":  # formats before 4 upgraded by nbformat
+                from minirag_ingest.notebooks import as_current_notebook
+
+                stream = as_current_notebook(stream)
             converter = _binary_converter(kind)
             charset = None
             if converter is None:
@@ -314,7 +322,6 @@ _BINARY_CONVERTER_NAMES = {
     "docx": "DocxConverter",
     "pptx": "PptxConverter",
     "xlsx": "XlsxConverter",
-    "pdf": "PdfConverter",
     "epub": "EpubConverter",
 }
 _TEXT_CONVERTER_NAMES = {
@@ -363,23 +370,6 @@ def _convert_vtt(path: Path) -> Converted:
         raise ConversionError(path, f"cannot read file: {exc.strerror or exc}") from exc
     markdown = vtt_to_markdown(data, source=path)
     return Converted(markdown=markdown, metadata_title=None, pages=None, kind="vtt")
-
-
-def _pdf_page_texts(path: Path) -> list[str]:
-    """The text layer of each page (index 0 is page 1), for citing page numbers.
-
-    pdfminer ends every page with a form feed, so one pass over the file yields all pages.
-    """
-    from pdfminer.high_level import extract_text
-
-    try:
-        text = extract_text(str(path))
-    except Exception as exc:
-        raise ConversionError(path, f"cannot read PDF pages: {_describe(exc)}") from exc
-    pages = text.split("\f")
-    if pages and not pages[-1].strip():
-        pages.pop()
-    return pages
 
 
 def _notebook_metadata_title(path: Path) -> str | None:

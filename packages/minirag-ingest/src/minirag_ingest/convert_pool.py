@@ -254,13 +254,15 @@ class _Slot:
             self.kill()
             if self.pool._stopping:
                 raise _stopped(request)
-            raise ConversionError(request.path, limits.timeout_reason())
+            # The cause says "may pass another time" to whoever remembers failures.
+            raise ConversionError(request.path, limits.timeout_reason()) from TimeoutError()
         kind, value = reply
         if kind == "memory":
             self.kill()
-            raise ConversionError(request.path, limits.memory_reason())
+            raise ConversionError(request.path, limits.memory_reason()) from MemoryError()
         if kind == "error":
-            raise value
+            error, cause = value
+            raise error from cause
         return value
 
     def death(self, request: ReadRequest) -> ConversionError:
@@ -271,14 +273,14 @@ class _Slot:
             return _stopped(request)
         code = process.exitcode if process is not None else None
         if code == MEMORY_EXIT:
-            return ConversionError(request.path, self.pool.limits.memory_reason())
+            return _caused(ConversionError(request.path, self.pool.limits.memory_reason()))
         if code is not None and code < 0:
             try:
                 name = signal.Signals(-code).name
             except ValueError:
                 name = f"signal {-code}"
             if -code == signal.SIGKILL:  # the kernel's OOM killer, usually
-                return ConversionError(request.path, self.pool.limits.memory_reason())
+                return _caused(ConversionError(request.path, self.pool.limits.memory_reason()))
             return ConversionError(
                 request.path, f"the converter crashed ({name}); the file is probably damaged"
             )
@@ -321,7 +323,15 @@ class _Slot:
 
 
 def _stopped(request: ReadRequest) -> PoolStopped:
-    return PoolStopped(request.path, "not converted: the work was stopped")
+    stopped = PoolStopped(request.path, "not converted: the work was stopped")
+    stopped.__cause__ = InterruptedError()  # may pass another time
+    return stopped
+
+
+def _caused(error: ConversionError, cause: BaseException | None = None) -> ConversionError:
+    """``error`` with a cause: MemoryError by default, as ``raise ... from`` would set it."""
+    error.__cause__ = cause if cause is not None else MemoryError()
+    return error
 
 
 # Pools still running at exit stop their workers first (daemon processes would be killed
@@ -354,17 +364,38 @@ def _worker_main(conn: Any, max_memory: int, ocr: OcrEngine | None, task: Task) 
         except MemoryError:
             reply = ("memory", None)
         except ConversionError as exc:
-            reply = ("memory", None) if _out_of_memory(exc) else ("error", exc)
+            reply = ("memory", None) if _out_of_memory(exc) else ("error", (exc, _cause(exc)))
         except Exception as exc:
-            reply = ("error", ConversionError(request.path, f"conversion failed: {_name(exc)}"))
+            error = ConversionError(request.path, f"conversion failed: {_name(exc)}")
+            reply = ("error", (error, _cause(error)))
         try:
             conn.send(reply)
         except MemoryError:
             os._exit(MEMORY_EXIT)
         except Exception as exc:  # a result that does not pickle
-            conn.send(("error", ConversionError(request.path, f"conversion failed: {_name(exc)}")))
+            error = ConversionError(request.path, f"conversion failed: {_name(exc)}")
+            conn.send(("error", (error, None)))
         if reply[0] == "memory":
             os._exit(MEMORY_EXIT)  # after a failed allocation nothing in here is trusted
+
+
+def _cause(exc: BaseException) -> BaseException | None:
+    """What caused ``exc``, in a form that crosses the pipe (pickling an exception drops its
+    cause): the exception itself when it pickles, else one of its kind's nearest builtin."""
+    import pickle
+
+    cause = exc.__cause__
+    if cause is None:
+        return None
+    try:
+        pickle.dumps(cause)
+    except Exception:
+        for kind in type(cause).__mro__:
+            if kind.__module__ == "builtins" and issubclass(kind, BaseException):
+                return kind(str(cause))
+        return None
+    cause.__traceback__ = None
+    return cause
 
 
 def _out_of_memory(exc: BaseException) -> bool:

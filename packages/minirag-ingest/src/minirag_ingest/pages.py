@@ -1,10 +1,17 @@
 """Page numbers for chunks of a PDF, given only when they are certain.
 
-The Markdown markitdown makes of a PDF and the text layer of its pages hold the same words in
-the same order, but not the same spacing, line breaks or markup (table pipes, escapes,
-headings). Both sides are therefore reduced to their letters and digits alone before
-comparing. A chunk gets a page (or a page span) only when its reduced text occurs in the
-document and every occurrence lies on that same page or span.
+The page texts come from the same conversion as the Markdown (:mod:`minirag_ingest.pdf`), so
+they hold the same words in the same order, but not the same spacing, line breaks or markup
+(table pipes, escapes, headings). Both sides are therefore reduced to their letters and digits
+alone before comparing. Two ways to be certain:
+
+* By position. When the whole Markdown, reduced, is the pages' reduced texts one after the
+  other, every chunk's place in the Markdown is a place on a page. A chunk gets the page (or
+  span) its place falls on when its own reduced text is found there, at that very place. A
+  header repeated on every page of an invoice gets the page that copy is on.
+* By search, when the two do not line up (OCR text is appended after the document but belongs
+  to its page): a chunk gets a page only when its reduced text occurs in the document and every
+  occurrence lies on that same page or span.
 """
 
 from __future__ import annotations
@@ -33,7 +40,7 @@ class PageIndex:
     calls over the concatenation, not a pass over every page.
     """
 
-    def __init__(self, page_texts: list[str]) -> None:
+    def __init__(self, page_texts: list[str], markdown: str | None = None) -> None:
         self._starts: list[int] = []
         parts: list[str] = []
         offset = 0
@@ -43,6 +50,32 @@ class PageIndex:
             parts.append(reduced)
             offset += len(reduced)
         self._text = "".join(parts)
+        self._markdown = markdown
+        #: The Markdown is the pages' text in page order: a chunk's place in it is its page.
+        self.aligned = markdown is not None and normalize_for_pages(markdown) == self._text
+
+    def pages_for_chunks(self, bodies: list[str]) -> list[str | None]:
+        """Pages of each chunk body, given in document order as slices of the Markdown."""
+        if not self.aligned or self._markdown is None:
+            return [self.pages_for(body) for body in bodies]
+        markdown = self._markdown
+        found: list[str | None] = []
+        cursor = 0  # in the Markdown
+        reduced_at = 0  # the same place in the reduced text
+        for body in bodies:
+            start = markdown.find(body, cursor)
+            if start < 0:  # not a slice of this Markdown: fall back to searching
+                found.append(self.pages_for(body))
+                continue
+            reduced_at += len(normalize_for_pages(markdown[cursor:start]))
+            needle = normalize_for_pages(body)
+            if needle and self._text.startswith(needle, reduced_at):
+                found.append(self._span(reduced_at, reduced_at + len(needle) - 1))
+            else:
+                found.append(self.pages_for(body))
+            reduced_at += len(needle)
+            cursor = start + len(body)
+        return found
 
     def pages_for(self, chunk_body: str) -> str | None:
         """``"12"`` or ``"12-13"`` when the chunk's text sits on one page or span, else None."""
@@ -60,6 +93,10 @@ class PageIndex:
         if span is None:
             return None
         first, last = span
+        return str(first) if first == last else f"{first}-{last}"
+
+    def _span(self, first_char: int, last_char: int) -> str:
+        first, last = self._page_at(first_char), self._page_at(last_char)
         return str(first) if first == last else f"{first}-{last}"
 
     def _page_at(self, offset: int) -> int:

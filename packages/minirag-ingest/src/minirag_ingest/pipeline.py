@@ -9,7 +9,6 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
-import tempfile
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, replace
@@ -18,13 +17,13 @@ from typing import TYPE_CHECKING, Literal
 
 from minirag_index import ChunkInput, MiniragIndex, SourceDoc, rebuild_document
 from minirag_ingest.chunking import SCHEME_VERSION, chunk_markdown
-from minirag_ingest.convert import SUPPORTED_EXTENSIONS, ConversionError, Converted
+from minirag_ingest.convert import SUPPORTED_EXTENSIONS, Converted
 from minirag_ingest.convert import convert_content as _convert_content
-from minirag_ingest.convert import convert_file as _convert_file
 from minirag_ingest.dates import document_date
 from minirag_ingest.labels.resolve import ModelSession, relative_path, resolve_labels
 from minirag_ingest.labels.taxonomy import Taxonomy, TaxonomyError, TaxonomyLoader
 from minirag_ingest.names import id_name, to_id
+from minirag_ingest.no_text import NoText, holds_text
 from minirag_ingest.ocr import DEFAULT_MIN_CHARS_PER_PAGE, OcrEngine
 from minirag_ingest.pages import PageIndex
 from minirag_ingest.reading import FileRead, ReadRequest, read_contained
@@ -34,6 +33,7 @@ from minirag_ingest.scan import is_excluded
 from minirag_ingest.settings import IngestSettings
 from minirag_ingest.titles import choose_title, title_prefix_for_chunk
 from minirag_ingest.urls import check_scheme, fetch
+from minirag_ingest.web import convert_page
 
 if TYPE_CHECKING:
     from minirag_ingest.convert_pool import ConversionPool
@@ -227,20 +227,20 @@ class Pipeline:
             budget=self.index.settings.CHUNK_TOKEN_BUDGET,
             title=title,
         )
-        pages = PageIndex(converted.pages) if converted.pages else None
+        pages: list[str | None] = [None] * len(chunked.chunks)
+        if converted.pages:
+            index = PageIndex(converted.pages, converted.markdown)
+            pages = index.pages_for_chunks([c.body for c in chunked.chunks])
         chunks = [
             ChunkInput(
                 text=c.text,
                 context_chars=c.context_chars,
                 joiner=c.joiner,
                 section=c.section,
-                pages=pages.pages_for(c.text[c.context_chars :]) if pages else None,
+                pages=page,
             )
-            for c in chunked.chunks
+            for c, page in zip(chunked.chunks, pages, strict=True)
         ]
-        if not chunks and title:
-            # Nothing to read but a name: keep the document findable by it rather than drop it.
-            chunks = [ChunkInput(text=f"# {title}")]
         return with_title_line(
             chunks,
             title,
@@ -255,7 +255,7 @@ class Pipeline:
 
     def _finish(self, doc: SourceDoc, chunks: list[ChunkInput]) -> Prepared:
         if not chunks:
-            raise ConversionError(doc.source, "the document holds no text to index")
+            raise NoText(doc.source)
         signature = self.signature_for(rebuild_document(chunks))
         return Prepared(replace(doc, signature=signature, scheme=SCHEME_VERSION), chunks)
 
@@ -299,6 +299,8 @@ class Pipeline:
         for warning in read.warnings:
             log.warning("%s", warning)
         converted = read.converted
+        if not holds_text(converted.markdown):
+            raise NoText(path)
         name = id_name(path)
         title = choose_title(
             metadata_title=converted.metadata_title,
@@ -336,6 +338,8 @@ class Pipeline:
         if not source_id.strip():
             raise ValueError("a source id is needed")
         converted = converted or _convert_content(content, fmt)
+        if not holds_text(converted.markdown):
+            raise NoText(source_id)
         # A bare id or URL identifies a document without describing it: only a real title counts.
         title = (title or "").strip() or choose_title(
             metadata_title=converted.metadata_title, markdown=converted.markdown, file_name=None
@@ -431,50 +435,25 @@ class Pipeline:
         self.refresh()
         return result
 
-    def ingest_url(
+    def prepare_url(
         self, url: str, source_id: str | None = None, *, labels: LabelJob | None = None
-    ) -> IngestResult:
+    ) -> Prepared:
+        """Fetch (host guard on every hop), convert with markitdown's URL handling, chunk."""
         check_scheme(url)
         page = fetch(url, allow_private=self.settings.allow_private_urls)
-        converted = convert_fetched(page.content, page.content_type, page.charset, page.final_url)
-        prepared = self.prepare_content(
+        return self.prepare_content(
             source_id or url,
             "",
             "markdown",
             source_type="url",
-            converted=converted,
+            converted=convert_page(page),
             labels=labels,
         )
+
+    def ingest_url(
+        self, url: str, source_id: str | None = None, *, labels: LabelJob | None = None
+    ) -> IngestResult:
+        prepared = self.prepare_url(url, source_id, labels=labels)
         [result] = self.store([prepared])
         self.refresh()
         return result
-
-
-_TYPE_SUFFIX = {
-    "application/pdf": ".pdf",
-    "application/vnd.openxmlformats-officedocument.wordprocessingml.document": ".docx",
-    "application/vnd.openxmlformats-officedocument.presentationml.presentation": ".pptx",
-    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": ".xlsx",
-    "application/epub+zip": ".epub",
-    "text/csv": ".csv",
-}
-
-
-def convert_fetched(content: bytes, content_type: str, charset: str | None, url: str) -> Converted:
-    """Convert a fetched body by its content type; page numbers are never given for URLs."""
-    kind = (content_type or "").split(";")[0].strip().lower()
-    suffix = _TYPE_SUFFIX.get(kind)
-    if suffix is None and kind in ("text/plain", "text/markdown"):
-        text = content.decode(charset or "utf-8", errors="replace")
-        return _convert_content(text, "markdown" if kind == "text/markdown" else "text")
-    if suffix is None:  # HTML and anything unlabelled
-        text = content.decode(charset or "utf-8", errors="replace")
-        return _convert_content(text, "html")
-    with tempfile.TemporaryDirectory() as folder:
-        target = Path(folder) / f"page{suffix}"
-        target.write_bytes(content)
-        try:
-            converted = _convert_file(target, max_file_size=len(content) + 1)
-        except ConversionError as exc:
-            raise ConversionError(url, exc.reason) from None
-    return replace(converted, pages=None)

@@ -68,9 +68,9 @@ def read_contained(request: ReadRequest, ocr: OcrEngine | None = None) -> FileRe
     except PathOutsideRoots as exc:
         raise ConversionError(path, str(exc)) from None
     except NotARegularFile as exc:
-        raise ConversionError(path, f"cannot read it: {exc.strerror}") from None
-    except OSError as exc:
-        raise ConversionError(path, f"cannot read file: {exc.strerror or exc}") from None
+        raise ConversionError(path, f"cannot read it: {exc.strerror}") from exc
+    except OSError as exc:  # the cause tells a failure memory that this may pass next time
+        raise ConversionError(path, f"cannot read file: {exc.strerror or exc}") from exc
     try:
         info = os.fstat(fd)
         if info.st_size > request.max_file_size:
@@ -86,7 +86,7 @@ def read_contained(request: ReadRequest, ocr: OcrEngine | None = None) -> FileRe
     except ConversionError as exc:
         raise ConversionError(path, exc.reason) from exc.__cause__
     except OSError as exc:
-        raise ConversionError(path, f"cannot read file: {exc.strerror or exc}") from None
+        raise ConversionError(path, f"cannot read file: {exc.strerror or exc}") from exc
     finally:
         os.close(fd)
     return FileRead(converted, info.st_size, info.st_mtime, digest, tuple(warnings))

@@ -24,7 +24,9 @@ One pass, under the sync lock (:mod:`minirag_ingest.lock`):
    no longer lists because the [ocr] extra is gone is kept and counted as ``unreadable``.
 5. Files to read are converted and chunked one by one and embedded in batches of several
    documents (:meth:`Pipeline.store`), each source swapped in one commit. A file that fails is
-   recorded in ``errors`` and the rest carry on.
+   recorded in ``errors`` and the rest carry on. A file that failed to convert is remembered
+   (:mod:`minirag_ingest.failures`): while it and the settings that decided it stay the same,
+   later syncs report it as failed again, with its reason, without reading it.
 6. Documents without a look-alike signature (an index built before signatures existed) get one
    from their stored chunk text, :data:`SIGN_BATCH` documents per read and per commit: nothing
    is read from disk or embedded again.
@@ -73,10 +75,13 @@ from minirag_index.filters import decode_labels
 from minirag_index.scope import sql_string
 from minirag_ingest.chunking import SCHEME_VERSION
 from minirag_ingest.convert import ConversionError
+from minirag_ingest.convert_pool import PoolStopped
+from minirag_ingest.failures import FailureMemory, settings_key
 from minirag_ingest.labels.resolve import needs_relabel, relative_path
 from minirag_ingest.lock import SyncLock
 from minirag_ingest.names import id_name, to_id, to_path
-from minirag_ingest.ocr import IMAGE_EXTENSIONS
+from minirag_ingest.no_text import NoText
+from minirag_ingest.ocr import IMAGE_EXTENSIONS, OcrError
 from minirag_ingest.roots import in_scope
 from minirag_ingest.scan import ScannedFile, UnlistedFolder, is_excluded, scan
 
@@ -235,6 +240,7 @@ class _Sync:
         self.label_error_counts: dict[str, int] = {}
         self.batch: list[tuple[_Work, Prepared]] = []  # read, waiting to be embedded and stored
         self.batch_chunks = 0
+        self.failures = FailureMemory(self.index.store.db_path, _failure_settings(pipeline))
 
     # -- the pass --------------------------------------------------------------------------
     def run(self) -> SyncReport:
@@ -393,6 +399,8 @@ class _Sync:
             and (info.source_type != "file" or self.covers(source))
         ]
         self.relabel(kept + [(to, everything[old]) for to, old in moved_from.items()])
+        self.failures.keep_only(seen, self.covers)
+        self.failures.save()
         if self.wrote:
             self.pipeline.refresh()
         return report
@@ -534,6 +542,12 @@ class _Sync:
         try:
             while True:
                 while len(reading) <= ahead and (item := next(queued, None)) is not None:
+                    remembered = self.remembered_failure(item)
+                    if remembered is not None:  # failed last time, nothing changed: not read
+                        left -= 1
+                        self.report.fail(item.file.path, remembered)
+                        self.advance(1)
+                        continue
                     started = (
                         self.pipeline.start_reading(item.file.path, item.content_hash)
                         if ahead
@@ -566,7 +580,12 @@ class _Sync:
                 item.file.path, content_hash=item.content_hash, labels=self.labels, **more
             )
         except ConversionError as exc:
+            if isinstance(exc, PoolStopped):
+                self.check_stop()  # the workers were stopped because the sync is stopping
             self.report.fail(item.file.path, exc.reason)
+            self.remember_failure(item, exc)
+            if isinstance(exc, NoText):
+                self.drop_stale_entry(item)
             self.advance(1)
             return True
         except IndexMismatchError:
@@ -578,6 +597,7 @@ class _Sync:
             self.report.fail(item.file.path, _describe(exc))
             self.advance(1)
             return True
+        self.failures.forget(item.file.source)
         self.batch.append((item, prepared))
         self.batch_chunks += len(prepared.chunks)
         if len(self.batch) >= BATCH_DOCS or self.batch_chunks >= BATCH_CHUNKS:
@@ -608,6 +628,46 @@ class _Sync:
         noun = "file" if files == 1 else "files"
         report.errors.append({"path": model, "reason": f"{files} {noun} not read: {exc}"})
         self.advance(files)
+
+    def remembered_failure(self, item: _Work) -> str | None:
+        """Why this file failed to convert last time, if it is still the same file."""
+        from minirag_ingest.pipeline import file_hash
+
+        def digest() -> str | None:
+            if item.content_hash:
+                return item.content_hash
+            try:
+                return file_hash(item.file.real)
+            except OSError:
+                return None
+
+        file = item.file
+        return self.failures.recall(file.source, file.size, file.mtime, digest)
+
+    def drop_stale_entry(self, item: _Work) -> None:
+        """A file that converts to no text keeps no entry from an earlier reading (such as a
+        title-only document from before that was a failure); one that fails otherwise keeps
+        what was indexed, since the next attempt may read it again."""
+        source = item.file.source
+        try:
+            if self.index.store.delete_source(source):
+                self.wrote = True
+        except Exception as exc:  # it is reported as failed either way
+            log.warning("could not remove the earlier entry of %s: %s", source, exc)
+
+    def remember_failure(self, item: _Work, exc: ConversionError) -> None:
+        """Remember a conversion failure. One from not being able to read the file, or from
+        the OCR engine itself (a model download that failed), is not: it may pass."""
+        from minirag_ingest.pipeline import file_hash
+
+        if isinstance(exc.__cause__, (OSError, OcrError)):
+            return
+        try:
+            digest = item.content_hash or file_hash(item.file.real)
+        except OSError:
+            return
+        file = item.file
+        self.failures.remember(file.source, file.size, file.mtime, digest, exc.reason)
 
     def store(self, batch: list[tuple[_Work, Prepared]]) -> None:
         for item, _ in batch:
@@ -787,6 +847,27 @@ class _Sync:
             self.progress(min(self.done, self.total), self.total)
         except Exception as exc:  # a progress listener never stops a sync
             log.warning("sync progress callback failed: %s", exc)
+
+
+def _failure_settings(pipeline: Pipeline) -> str:
+    """What decides whether a file converts, for :class:`FailureMemory`."""
+    ocr = getattr(pipeline, "ocr", None)
+    engine = "" if ocr is None else f"{ocr.name}:{getattr(ocr, 'lang', '')}"
+    return settings_key(
+        max_file_size=pipeline.settings.max_file_size,
+        ocr_engine=engine,
+        ocr_min_chars_per_page=getattr(pipeline, "ocr_min_chars_per_page", 0),
+        extensions=getattr(pipeline, "extensions", ()),
+        scheme=SCHEME_VERSION,
+        convert_limits=_convert_limits(pipeline),
+    )
+
+
+def _convert_limits(pipeline: Pipeline) -> str:
+    pool = getattr(pipeline, "pool", None)
+    if pool is None:
+        return ""
+    return f"{pool.limits.max_memory}:{pool.limits.timeout:g}"
 
 
 def _under_any(source: str, folders: list[str]) -> bool:

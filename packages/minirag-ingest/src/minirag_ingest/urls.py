@@ -14,7 +14,7 @@ from __future__ import annotations
 import ipaddress
 import socket
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from email.message import Message
 from typing import Any
 from urllib.parse import urljoin, urlsplit
@@ -206,6 +206,7 @@ class FetchedPage:
     content: bytes
     content_type: str  # media type only, lower case ("text/html")
     charset: str | None
+    headers: dict[str, str] = field(default_factory=dict)  # of the final response
 
 
 def guarded_session(guard: HostGuard) -> requests.Session:
@@ -307,4 +308,5 @@ def _read(response: requests.Response, url: str, max_bytes: int, deadline: float
         content=b"".join(chunks),
         content_type=content_type,
         charset=charset,
+        headers=dict(response.headers),
     )

@@ -5,7 +5,9 @@ time window, a heading section, a slide, or one structural block, capped near 4,
 A *chunk* is what gets embedded: a run of a section's paragraphs, table rows or turns packed to
 the token budget, prefixed with whatever context its vector needs (heading breadcrumb, table
 header, window label). The context is recorded by length, so a section is rebuilt from its
-chunks exactly, with nothing repeated: see :func:`rebuild_section`.
+chunks exactly, with nothing repeated: see :func:`rebuild_section`. A section the cap cuts
+inside a table or code block is framed (header rows, fences) so it reads on its own, while the
+document rebuilt from all chunks is the converted Markdown byte for byte.
 
 Everything here is pure: no I/O, and the tokenizer is passed in as ``count_tokens``.
 """
@@ -13,8 +15,9 @@ Everything here is pure: no I/O, and the tokenizer is passed in as ``count_token
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
-from minirag_index.reconstruct import chunk_body, rebuild_document, rebuild_section
+from minirag_index.reconstruct import chunk_body, make_seam, rebuild_document, rebuild_section
 
 from ._blocks import split_lines
 from ._carve import (
@@ -94,8 +97,14 @@ def chunk_markdown(
         plans = carve_generic(markdown, lines, packer)
     chunks: list[Chunk] = []
     section = 0
+    previous_end: int | None = None
     for plan in plans:
         for capped in cap_sections(plan, packer):
-            chunks.extend(packer.pack(capped, section))
+            packed = packer.pack(capped, section)
+            gap = "" if previous_end is None else markdown[previous_end : capped.start]
+            seam = make_seam(gap, capped.opening, capped.closing)
+            chunks.append(replace(packed[0], joiner=seam))
+            chunks.extend(packed[1:])
+            previous_end = capped.end
             section += 1
     return ChunkedDocument(category, chunks)

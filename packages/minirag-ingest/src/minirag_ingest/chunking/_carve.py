@@ -27,11 +27,14 @@ def _units(blocks: list[Block], packer: Packer) -> list[Unit]:
             units.append(Unit(block.start, block.end, "text", level=LEVEL_ITEMS))
         elif block.kind == "table":
             header_start, header_end = block.header
-            units.append(Unit(header_start, header_end, "thead"))
+            units.append(Unit(header_start, header_end, "thead", keep_with_next=True))
             if block.rows:
                 lead = packer.table_lead(header_start, header_end)
+                opens = packer.doc[header_start:header_end] + "\n"
                 for row_start, row_end in block.rows:
-                    units.append(Unit(row_start, row_end, "row", lead=lead, block_start=False))
+                    units.append(
+                        Unit(row_start, row_end, "row", lead=lead, block_start=False, opens=opens)
+                    )
         elif block.kind == "code":
             units.append(Unit(block.start, block.end, "code"))
         else:  # heading or slide marker: one line
@@ -46,15 +49,7 @@ def _refine(unit: Unit, packer: Packer) -> list[Unit]:
     """Cut an over-cap unit at its next natural boundaries (never inside a table row)."""
     doc = packer.doc
     if unit.kind == "code":
-        group = packer.new_group()
-        lines = []
-        pos = unit.start
-        for raw in doc[unit.start : unit.end].split("\n"):
-            start, end = strip_span(doc, pos, pos + len(raw))
-            if start < end:
-                lines.append(Unit(start, end, "codeline", group=group, block_start=False))
-            pos += len(raw) + 1
-        return lines
+        return _code_lines(unit, packer)
     if unit.kind == "turn":
         head = Unit(unit.start, unit.head_end, "text", level=LEVEL_SENTENCES)
         body_start, body_end = strip_span(doc, unit.head_end, unit.end)
@@ -80,6 +75,32 @@ def _refine(unit: Unit, packer: Packer) -> list[Unit]:
     return [p for piece in pieces for p in _refine_if_over(piece, packer)]
 
 
+def _code_lines(unit: Unit, packer: Packer) -> list[Unit]:
+    """A fenced block over the cap, as its lines: a section cut inside it closes the block
+    with its closing fence and the next reopens it with the same opening fence."""
+    doc = packer.doc
+    group = packer.new_group()
+    spans = []
+    pos = unit.start
+    for raw in doc[unit.start : unit.end].split("\n"):
+        start, end = strip_span(doc, pos, pos + len(raw))
+        if start < end:
+            spans.append((start, end))
+        pos += len(raw) + 1
+    fence_open = doc[spans[0][0] : spans[0][1]] + "\n"
+    fence_close = "\n" + doc[spans[-1][0] : spans[-1][1]]
+    lines = [
+        Unit(start, end, "codeline", group=group, block_start=False, opens=fence_open)
+        for start, end in spans
+    ]
+    lines[0].opens = ""
+    lines[0].keep_with_next = True
+    lines[-1].keep_with_previous = True
+    for line in lines[:-1]:
+        line.closes = fence_close
+    return lines
+
+
 def _refine_if_over(unit: Unit, packer: Packer) -> list[Unit]:
     if unit.end - unit.start > SECTION_CHAR_CAP:
         return _refine(unit, packer)
@@ -96,18 +117,38 @@ def cap_sections(plan: SectionPlan, packer: Packer) -> list[SectionPlan]:
     groups: list[list[Unit]] = []
     current: list[Unit] = []
     for unit in units:
-        if current:
-            too_long = unit.end - current[0].start > SECTION_CHAR_CAP
+        if current and not unit.keep_with_previous:
+            framed = len(current[0].opens) + len(unit.closes)  # the frame counts too
+            too_long = unit.end - current[0].start + framed > SECTION_CHAR_CAP
             full = unit.block_start and current[-1].end - current[0].start >= target
             if too_long or full:
+                carried: list[Unit] = []
+                while len(current) > 1 and current[-1].keep_with_next:
+                    carried.insert(0, current.pop())
                 groups.append(current)
-                current = []
+                current = carried
         current.append(unit)
     groups.append(current)
     return [
-        SectionPlan(group, plan.ctx_first if index == 0 else plan.ctx_rest, plan.ctx_rest)
+        SectionPlan(
+            group,
+            plan.ctx_first if index == 0 else plan.ctx_rest,
+            plan.ctx_rest,
+            opening=plan.opening if index == 0 else _opening(group[0], packer.doc),
+            closing=plan.closing if index == len(groups) - 1 else group[-1].closes,
+        )
         for index, group in enumerate(groups)
     ]
+
+
+def _opening(unit: Unit, doc: str) -> str:
+    """What a section starting at ``unit`` opens with, ending in the indentation of the unit's
+    own line so the first line reads as it does in the document."""
+    if not unit.opens:
+        return ""
+    line_start = doc.rfind("\n", 0, unit.start) + 1
+    indent = doc[line_start : unit.start]
+    return unit.opens + (indent if not indent.strip() else "")
 
 
 # ----- per category ---------------------------------------------------------------------------

@@ -7,7 +7,7 @@ from typing import Literal
 
 # Bump whenever a change to this package moves chunk boundaries or changes chunk text: every
 # stored chunk records the scheme it was cut with, and an index holding older ones is stale.
-SCHEME_VERSION = 1
+SCHEME_VERSION = 2
 
 DEFAULT_BUDGET = 110
 MIN_BUDGET = 16
@@ -37,7 +37,8 @@ class Chunk:
     ``text`` is what gets embedded: ``text[:context_chars]`` is context repeated for the vector's
     sake (breadcrumb, table header, window label, split-code marker), the rest is the chunk's
     own slice of its section. ``joiner`` is the exact text that separated this body from the
-    previous chunk's body in the section ("" for the first chunk of a section).
+    previous chunk's body in the section; the first chunk of a section holds the section's
+    seam there instead (see :mod:`minirag_index.reconstruct`).
     """
 
     text: str

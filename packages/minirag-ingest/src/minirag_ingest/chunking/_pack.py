@@ -105,6 +105,12 @@ class Unit:
     block_start: bool = True  # False for rows, sentences, lines cut out of a bigger block
     head_end: int = 0  # "turn": end of the timestamp line
     group: int = 0  # "codeline": which split code block it came from
+    # What a section cut by the cap needs when it starts or ends at this unit to stand on its
+    # own: a table row's header and separator, a code line's opening and closing fence.
+    opens: str = ""
+    closes: str = ""
+    keep_with_next: bool = False  # a table header or opening fence never ends a section
+    keep_with_previous: bool = False  # a closing fence never starts one
 
 
 @dataclass
@@ -123,6 +129,8 @@ class SectionPlan:
     units: list[Unit]
     ctx_first: str  # context of the chunk that opens the section
     ctx_rest: str  # context of every later chunk
+    opening: str = ""  # the section's frame (see minirag_index.reconstruct): shown with it,
+    closing: str = ""  # never in the document
 
     @property
     def start(self) -> int:
