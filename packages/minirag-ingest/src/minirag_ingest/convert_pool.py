@@ -340,7 +340,8 @@ _live_pools: weakref.WeakSet[ConversionPool] = weakref.WeakSet()
 
 
 @atexit.register
-def _stop_all() -> None:
+def stop_all() -> None:
+    """Stop the workers of every pool of this process (also run at exit)."""
     for pool in list(_live_pools):
         with contextlib.suppress(Exception):
             pool.stop()
