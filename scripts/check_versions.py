@@ -41,7 +41,7 @@ def collect(root: Path = ROOT) -> tuple[dict[str, str], list[str]]:
         for extra in project.get("optional-dependencies", {}).values():
             requirements.extend(extra)
         for requirement in requirements:
-            match = re.match(r"^\s*([A-Za-z0-9_.-]+)\s*(.*)$", requirement)
+            match = re.match(r"^\s*([A-Za-z0-9_.-]+)(?:\[[^\]]*\])?\s*(.*)$", requirement)
             if match and normalize(match.group(1)) in projects:
                 spec = match.group(2).split(";")[0].strip()
                 if not spec.startswith("=="):

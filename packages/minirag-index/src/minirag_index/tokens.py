@@ -14,15 +14,18 @@ from collections.abc import Callable
 from typing import Any
 
 
-def make_token_counter(tokenizer: Any) -> Callable[[str], int]:
-    """A counter over a ``tokenizers.Tokenizer`` that already has truncation and padding off."""
+def make_token_counter(tokenizer: Any, prefix: str = "") -> Callable[[str], int]:
+    """A counter over a ``tokenizers.Tokenizer`` that already has truncation and padding off.
+
+    ``prefix`` (a model's passage prefix, such as e5's "passage: ") is counted with each text,
+    as the model will read it."""
     model = tokenizer.model
     longest = getattr(model, "max_input_chars_per_word", None)
     unknown = getattr(model, "unk_token", None)
     unknown_id = tokenizer.token_to_id(unknown) if longest and unknown else None
 
     def count(text: str) -> int:
-        encoding = tokenizer.encode(text)
+        encoding = tokenizer.encode(prefix + text)
         ids = encoding.ids
         if unknown_id is None or unknown_id not in ids:
             return len(ids)

@@ -368,6 +368,7 @@ class Pipeline:
         after each slice: one long document (a 50 MB text is some 140,000 chunks) shows its
         progress while it is embedded, instead of a sync that seems to hang on it."""
         texts = [chunk.text for item in items for chunk in item.chunks]
+        self.index.check_model()  # before embedding what another model's index would refuse
         vectors: list = []
         for start in range(0, len(texts), EMBED_SLICE):
             vectors.extend(self.index.embedder.embed_passages(texts[start : start + EMBED_SLICE]))

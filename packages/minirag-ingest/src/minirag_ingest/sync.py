@@ -52,6 +52,7 @@ as failed, and the reason (naming the model) is the report's ``error``.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import threading
@@ -247,6 +248,10 @@ class _Sync:
         from minirag_ingest.pipeline import file_hash
 
         report = self.report
+        # Another model's vectors: refuse before reading anything. A model that cannot be
+        # loaded at all is left to the files that need it (model_failed counts them).
+        with contextlib.suppress(ModelLoadError):
+            self.index.check_model()
         extensions = sorted(getattr(self.pipeline, "extensions", ()))
         self.check_stop()
         scanned = scan(self.roots, self.scope, extra_extensions=extensions)

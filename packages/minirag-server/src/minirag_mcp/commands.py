@@ -348,9 +348,11 @@ def show_status(payload: dict[str, Any]) -> None:
         warn(f"configuration error: {payload['configError']}")
         return
     for key, value in payload.items():
-        if key in ("errors", "schemeWarning", "labels"):
+        if key in ("errors", "schemeWarning", "labels", "modelMismatch", "indexModelNote"):
             continue
-        if isinstance(value, list):
+        if isinstance(value, dict):
+            value = json.dumps(value, ensure_ascii=False)
+        elif isinstance(value, list):
             value = (
                 ", ".join(
                     json.dumps(v, ensure_ascii=False) if isinstance(v, dict) else str(v)
@@ -362,8 +364,9 @@ def show_status(payload: dict[str, Any]) -> None:
     if "labels" in payload:
         for line in label_block_lines(payload["labels"]):
             print(line)
-    if payload.get("schemeWarning"):
-        warn(payload["schemeWarning"])
+    for key in ("schemeWarning", "modelMismatch", "indexModelNote"):
+        if payload.get(key):
+            warn(payload[key])
     for error in payload.get("errors", []):
         warn(error)
 

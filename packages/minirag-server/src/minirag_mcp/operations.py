@@ -283,6 +283,28 @@ def scan_extensions() -> frozenset[str]:
     return IMAGE_EXTENSIONS
 
 
+UNRECORDED_MODEL_NOTE = (
+    "This index was written before indexes recorded their embedding model. The next sync or "
+    "ingest records the configured MODEL_NAME as the model its vectors were made with; if they "
+    "were made with another one, set MODEL_NAME to that model first, or use a new DB_PATH."
+)
+
+
+def _index_model_status(ctx: AppContext) -> dict[str, Any]:
+    """The model the index was embedded with, beside the configured one (``modelName``)."""
+    index = ctx.index
+    if index.store.vector_dim() is None:
+        return {"indexModel": None}  # nothing indexed yet
+    recorded = index.recorded_model()
+    out: dict[str, Any] = {"indexModel": recorded.to_dict() if recorded is not None else None}
+    if recorded is None:
+        out["indexModelNote"] = UNRECORDED_MODEL_NOTE
+    problem = index.model_problem()
+    if problem:
+        out["modelMismatch"] = problem
+    return out
+
+
 def status(ctx: AppContext) -> dict[str, Any]:
     """Configuration and index health. Answers even when the configuration is broken."""
     config = ctx.config
@@ -303,6 +325,10 @@ def status(ctx: AppContext) -> dict[str, Any]:
     out["model"] = "loaded" if built is not None and built.embedder.loaded else "not loaded"
     if built is not None and built.embedder.load_error:
         out["modelError"] = built.embedder.load_error
+    try:
+        out.update(_index_model_status(ctx))
+    except Exception as exc:  # reported, never raised: status must always answer
+        errors.append(f"the index's embedding model could not be checked: {exc}")
 
     errors.extend(place_problems(config, every_missing_root=True))
     ignore_files = []
