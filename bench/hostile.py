@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import collections
+import os
 import sys
 import tempfile
 import time
@@ -93,7 +94,9 @@ def main() -> None:
     started = time.perf_counter()
     cases = build_fuzz_set(root, scale=args.scale)
     print(f"set      {len(cases)} files written in {time.perf_counter() - started:.1f} s")
-    env = c.server_env(root, work / "db", model_dir)
+    # The OCR model bundled in the wheel unless told otherwise: others are downloaded.
+    ocr_lang = os.environ.get("RAG_OCR_LANG", "ch")
+    env = c.server_env(root, work / "db", model_dir, RAG_OCR_LANG=ocr_lang)
     with TreeMemory() as memory:
         status, seconds, listed = asyncio.run(run_sync(env, work))
     print(f"sync     {status['state']} in {seconds:.1f} s: {status['counts']}")

@@ -15,14 +15,25 @@ from minirag_ingest.convert import ConversionError, Converted
 from minirag_ingest.reading import FileRead, ReadRequest
 
 HOG_STEP = 16 << 20
+_KEPT: list[bytearray] = []
 
 
 def scripted(request: ReadRequest, ocr: object = None) -> FileRead:
-    """``sleep-N``: sleeps N seconds; ``hog``: allocates until stopped; ``crash``: dies of
-    SIGSEGV; ``broken``: a conversion error; anything else answers with the worker's pid."""
+    """``sleep-N``: sleeps N seconds; ``hold-N``: holds N MB for 2 s; ``keep-N``: holds N MB
+    and keeps it after the file, as a converter's fragmented heap does; ``hog``: allocates
+    until stopped; ``crash``: dies of SIGSEGV; ``broken``: a conversion error; every file that
+    converts answers with the worker's pid."""
     name = Path(request.path).stem
     if name.startswith("sleep-"):
         time.sleep(float(name.removeprefix("sleep-")))
+    elif name.startswith("hold-"):
+        held = bytearray(int(name.removeprefix("hold-").split("-")[0]) << 20)
+        held[::4096] = b"x" * len(held[::4096])  # touch every page
+        time.sleep(2.0)
+    elif name.startswith("keep-"):
+        kept = bytearray(int(name.removeprefix("keep-")) << 20)
+        kept[::4096] = b"x" * len(kept[::4096])
+        _KEPT.append(kept)
     elif name == "hog":
         hoard = []
         while True:

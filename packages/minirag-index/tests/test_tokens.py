@@ -35,3 +35,11 @@ def test_a_word_past_the_tokenizers_limit_counts_a_token_per_character(model_dir
 def test_the_embedders_counter_is_that_counter(model_dir: Path, tmp_path: Path) -> None:
     count = Embedder(str(model_dir), tmp_path).token_counter()
     assert count("z" * 5000) >= 5000
+
+
+def test_a_passage_prefix_is_counted_with_each_text(model_dir: Path) -> None:
+    tokenizer, _ = raw_counter(model_dir)
+    count = make_token_counter(tokenizer, prefix="passage: ")
+    text = "The pump station at Riverside was inspected in March."
+    assert count(text) == len(tokenizer.encode("passage: " + text).ids)
+    assert count("Q7x" * 700) > 2100, "a long word still counts a token per character"

@@ -133,6 +133,37 @@ def test_several_workers_convert_at_once(make_pool) -> None:
     assert len(pids) == 2
 
 
+linux_only = pytest.mark.skipif(sys.platform != "linux", reason="reads /proc")
+
+
+@linux_only
+def test_files_that_need_the_ceiling_between_them_convert_one_after_the_other(make_pool) -> None:
+    """Two files of 300 MB each under a 512 MB ceiling: side by side they would hold 600 MB.
+    One is stopped and converted again alone; both convert, and the workers never hold much
+    more than the ceiling together."""
+    from testsupport.memory import TreeMemory
+
+    pool = make_pool(workers=2, max_memory=512 << 20)
+    with TreeMemory(interval=0.05) as memory:
+        futures = [pool.submit(request(f"hold-300-{n}.txt")) for n in range(2)]
+        pids = [int(future.result(timeout=60).converted.markdown) for future in futures]
+    assert all(pid > 0 for pid in pids)
+    slack = 150 << 20  # the fork server, a fresh worker's ~100 MB, one sampling interval
+    assert memory.peak <= (512 << 20) + slack, memory.breakdown
+
+
+@linux_only
+def test_a_worker_that_grew_is_replaced_instead_of_idling_on_its_memory(make_pool) -> None:
+    pool = make_pool(max_memory=1 << 30)
+    small = pid_of(pool)
+    assert pid_of(pool) == small, "a worker that stays small is reused"
+    grown = int(pool.read(request("keep-400.txt")).converted.markdown)
+    assert grown == small
+    assert not alive(grown), "the worker that kept 400 MB is gone once its file is done"
+    assert pool.worker_pids() == []
+    assert pid_of(pool) not in (small, 0)
+
+
 def test_a_real_file_converts_in_a_worker(tmp_path: Path) -> None:
     (tmp_path / "note.md").write_text("# Note\n\nConverted elsewhere.\n", encoding="utf-8")
     pool = ConversionPool(PoolLimits(max_memory=1 << 30, timeout=120.0, workers=1))

@@ -10,6 +10,11 @@ ever. So conversion - markitdown, the WebVTT reader, OCR - runs in a worker proc
   limit counts address space reserved but never touched, as onnxruntime's arenas are, so it
   cannot be the cap itself). Either way the file is one failed file, "needs more than 1 GB to
   convert";
+* the ceiling holds for the workers together, not only for each (Linux, where their resident
+  size can be read): when files converting side by side need more than it between them, the
+  largest is stopped and converted again alone once the others are done, so two heavy files
+  never hold twice the ceiling and neither fails for the other's sake. A worker that grew past
+  :data:`KEEP_RESIDENT` is replaced after its file instead of idling on that memory;
 * it has ``RAG_CONVERT_TIMEOUT`` seconds per file; past that it is killed, and the file fails
   with "took longer than 120 s to convert";
 * a worker that crashes costs only the file it was reading;
@@ -50,9 +55,11 @@ MAX_WORKERS = 4
 RECYCLE_AFTER = 200  # files a worker converts before a fresh one takes over
 IDLE_SECONDS = 60.0
 WATCH_SECONDS = 0.05  # how often a worker checks its own resident size
+GATE_SECONDS = 0.1  # how often the pool checks what its workers hold together
 MEMORY_EXIT = 75  # exit status of a worker that reached its memory ceiling
 HARD_CEILING_FACTOR = 2
 JOIN_SECONDS = 5.0
+KEEP_RESIDENT = 256 << 20  # a worker holding more after its file is replaced (idle: ~100 MB)
 # Imported once by the fork server, so each worker starts with the converters loaded.
 PRELOAD = ["minirag_ingest.convert_pool", "markitdown.converters", "pdfminer.high_level"]
 
@@ -125,6 +132,12 @@ class ConversionPool:
         self._idle = 0
         self._stopping = False
         self._context: Any = None
+        # The memory gate: the slots converting now, and the file that must convert alone.
+        self._gate = threading.Condition(self._lock)
+        self._busy: set[_Slot] = set()
+        self._alone_waiting = 0
+        self._alone_running = False
+        self._stops = 0  # how many times stop() ran, so a slot waiting at the gate notices
         _live_pools.add(self)
 
     # -- the interface -----------------------------------------------------------------------
@@ -133,7 +146,7 @@ class ConversionPool:
         with self._lock:
             if self._context is None:
                 self._context = _context()
-            self._jobs.put((request, future))
+            self._jobs.put((request, future, False))
             if self._idle == 0 and len(self._slots) < self.size:
                 slot = _Slot(self)
                 self._slots.add(slot)
@@ -148,6 +161,8 @@ class ConversionPool:
         thread. The pool starts workers again on the next :meth:`submit`."""
         with self._lock:
             self._stopping = True
+            self._stops += 1
+            self._gate.notify_all()
             slots = list(self._slots)
             pending = []
             while True:
@@ -158,10 +173,7 @@ class ConversionPool:
             for _ in slots:
                 self._jobs.put(_STOP)
         for job in pending:
-            if job is not _STOP:
-                request, future = job
-                if future.set_running_or_notify_cancel():
-                    future.set_exception(_stopped(request))
+            _fail_stopped(job)
         for slot in slots:
             slot.terminate()
         for slot in slots:
@@ -177,8 +189,7 @@ class ConversionPool:
                     break
             self._stopping = False
         for job in late:
-            if job is not _STOP and job[1].set_running_or_notify_cancel():
-                job[1].set_exception(_stopped(job[0]))
+            _fail_stopped(job)
 
     def worker_pids(self) -> list[int]:
         """Process ids of the workers alive now."""
@@ -186,6 +197,58 @@ class ConversionPool:
             return [pid for slot in self._slots if (pid := slot.pid) is not None]
 
     # -- for the slot threads ------------------------------------------------------------------
+    def _enter(self, slot: _Slot, alone: bool) -> bool:
+        """Wait until ``slot`` may convert its file (alone: once no other file converts);
+        False when the pool was stopped meanwhile."""
+        with self._gate:
+            stops = self._stops
+            if alone:
+                self._alone_waiting += 1
+                try:
+                    while self._stops == stops and (self._busy or self._alone_running):
+                        self._gate.wait()
+                finally:
+                    self._alone_waiting -= 1
+            else:
+                while self._stops == stops and (self._alone_running or self._alone_waiting):
+                    self._gate.wait()
+            if self._stops != stops:
+                return False
+            self._alone_running = self._alone_running or alone
+            slot.alone, slot.evicted = alone, False
+            self._busy.add(slot)
+            return True
+
+    def _leave(self, slot: _Slot) -> None:
+        with self._gate:
+            self._busy.discard(slot)
+            if slot.alone:
+                self._alone_running = False
+            slot.alone = False
+            self._gate.notify_all()
+
+    def _should_yield(self, slot: _Slot) -> bool:
+        """Whether ``slot`` should stop its file to convert it again alone: the files
+        converting side by side hold more than the ceiling between them, and its worker holds
+        the most."""
+        with self._lock:
+            if slot.alone or len(self._busy) < 2:
+                return False
+            sizes = {
+                other: _resident_of(other.pid)
+                for other in self._busy
+                if not other.evicted and other.pid is not None
+            }
+            if None in sizes.values() or slot not in sizes:
+                return False
+            if sum(sizes.values()) <= self.limits.max_memory:  # type: ignore[arg-type]
+                return False
+            largest = max(sizes, key=lambda other: (sizes[other], other.pid))
+            if largest is not slot:
+                return False
+            slot.evicted = True
+            return True
+
     def _next_job(self, slot: _Slot) -> Any:
         """The next job, or None once ``slot`` has been idle long enough to end."""
         while True:
@@ -211,6 +274,8 @@ class _Slot:
         self.process: Any = None
         self.conn: Any = None
         self.files = 0
+        self.alone = False  # converting a file that must have the memory to itself
+        self.evicted = False  # stopped to make room; its file converts again alone
         self.thread = threading.Thread(target=self.serve, name="minirag-convert", daemon=True)
 
     @property
@@ -221,15 +286,22 @@ class _Slot:
     def serve(self) -> None:
         try:
             while (job := self.pool._next_job(self)) is not None and job is not _STOP:
-                request, future = job
-                if not future.set_running_or_notify_cancel():
+                request, future, alone = job
+                if not alone and not future.set_running_or_notify_cancel():
+                    continue
+                if not self.pool._enter(self, alone):
+                    future.set_exception(_stopped(request))
                     continue
                 try:
                     result = self.run(request)
+                except _Yielded:
+                    self.pool._jobs.put((request, future, True))
                 except BaseException as exc:
                     future.set_exception(exc)
                 else:
                     future.set_result(result)
+                finally:
+                    self.pool._leave(self)
         finally:
             self.kill()
 
@@ -246,9 +318,11 @@ class _Slot:
             conn.send(request)
         self.files += 1
         try:
-            answered = conn.poll(limits.timeout)
-            reply = conn.recv() if answered else None
+            reply = self.wait_for_reply(conn, limits.timeout)
         except (EOFError, OSError):
+            if self.evicted and not self.pool._stopping:
+                self.kill()
+                raise _Yielded() from None
             raise self.death(request) from None
         if reply is None:
             self.kill()
@@ -260,10 +334,28 @@ class _Slot:
         if kind == "memory":
             self.kill()
             raise ConversionError(request.path, limits.memory_reason()) from MemoryError()
+        resident = _resident_of(self.pid)
+        if resident is not None and resident > KEEP_RESIDENT:
+            self.kill()  # the next file starts a fresh worker; this one would idle on it
         if kind == "error":
             error, cause = value
             raise error from cause
         return value
+
+    def wait_for_reply(self, conn: Any, timeout: float) -> tuple[str, Any] | None:
+        """The worker's reply, or None past ``timeout``; kills the worker when the pool's
+        memory gate says this file must make room (the read then fails with EOFError)."""
+        import time
+
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            if conn.poll(max(0.0, min(left, GATE_SECONDS))):
+                return conn.recv()
+            if left <= 0:
+                return None
+            if self.pool._should_yield(self):
+                self.terminate()
 
     def death(self, request: ReadRequest) -> ConversionError:
         """Why the worker ended mid-file, as the file's error."""
@@ -320,6 +412,19 @@ class _Slot:
             with contextlib.suppress(OSError, ValueError):
                 process.kill()
             process.join(JOIN_SECONDS)
+
+
+class _Yielded(Exception):
+    """The worker was stopped to make room for the files converting beside it."""
+
+
+def _fail_stopped(job: Any) -> None:
+    """Fail a job the pool will not convert because it was stopped."""
+    if job is _STOP:
+        return
+    request, future, alone = job
+    if alone or future.set_running_or_notify_cancel():  # a file sent back is already running
+        future.set_exception(_stopped(request))
 
 
 def _stopped(request: ReadRequest) -> PoolStopped:
@@ -449,6 +554,17 @@ def _watch_memory(max_memory: int) -> None:
         if _resident_bytes() >= max_memory:
             os._exit(MEMORY_EXIT)
         time.sleep(WATCH_SECONDS)
+
+
+def _resident_of(pid: int | None) -> int | None:
+    """The resident size of another process, where the system tells (Linux), else None."""
+    if pid is None:
+        return None
+    try:
+        with open(f"/proc/{pid}/statm", "rb") as statm:
+            return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 def _resident_bytes() -> int:
