@@ -19,27 +19,33 @@ from contextlib import contextmanager
 from typing import Any
 
 EXIT_INTERRUPTED = 130
+SIGNALS = (signal.SIGINT, signal.SIGTERM)
 STOP = threading.Event()
 _cooperative = False
 
 
 @contextmanager
 def handled(*, cooperative: bool) -> Iterator[None]:
-    """Handle SIGINT and SIGTERM while the block runs (the previous handlers come back after).
+    """Handle SIGINT and SIGTERM while the block runs; ignore them once it is over.
 
-    Only the main thread can install handlers; elsewhere the block runs without them."""
+    The block is the whole command: after it the process only exits. Restoring the default
+    handlers there would let a signal that lands between the end of the work and the exit
+    (interpreter shutdown included, which resets Python-level handlers) kill a command that has
+    already finished; an ignored signal survives shutdown. Only the main thread can install
+    handlers; elsewhere the block runs without them."""
     global _cooperative
     _cooperative = cooperative
     STOP.clear()
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = {sig: signal.signal(sig, _on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
+    for sig in SIGNALS:
+        signal.signal(sig, _on_signal)
     try:
         yield
     finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
+        for sig in SIGNALS:
+            signal.signal(sig, signal.SIG_IGN)
 
 
 def _on_signal(signum: int, frame: Any) -> None:
