@@ -3,15 +3,16 @@ in and gets back, and the conversions between the two.
 
 Every row is one chunk and carries its source's metadata. A :class:`SourceDoc` field and a
 :class:`ChunkInput` field are stored in the column of the same name; the other columns are
-computed per row by :func:`table_row`. :data:`COLUMN_TYPES` is the only list of columns: the
-table's arrow schema, the columns a source listing reads and the columns of a
-:class:`StoredChunk` are all derived from it and from these dataclasses.
+computed per row by :func:`table_fields` (:func:`rows_table` builds a commit's rows).
+:data:`COLUMN_TYPES` is the only list of columns: the table's arrow schema, the columns a source
+listing reads and the columns of a :class:`StoredChunk` are all derived from it and from these
+dataclasses.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -132,21 +133,55 @@ def row_id(source: str, chunk_index: int) -> str:
     return f"{source}\x1f{chunk_index}"
 
 
-def table_row(
-    doc: SourceDoc, index: int, chunk: ChunkInput, vector: Any, now: float
-) -> dict[str, Any]:
-    """The row of chunk ``index`` of ``doc``: its fields, the chunk's, and the computed ones."""
+def table_fields(doc: SourceDoc, index: int, chunk: ChunkInput, now: float) -> dict[str, Any]:
+    """Every column but the vector of chunk ``index`` of ``doc``: its fields, the chunk's, and
+    the computed ones."""
     return {
         **{name: getattr(doc, name) for name in _DOC_FIELDS},
         **{name: getattr(chunk, name) for name in _CHUNK_FIELDS},
         "id": row_id(doc.source, index),
         "chunk_index": index,
         "parent_id": parent_id_for(doc.source, chunk.section),
-        "vector": [float(x) for x in vector],
         "ingested_at": now,
         "signature": doc.signature if index == 0 else None,
         **keyword_index.term_values(chunk.text, doc.title),
     }
+
+
+def table_row(
+    doc: SourceDoc, index: int, chunk: ChunkInput, vector: Any, now: float
+) -> dict[str, Any]:
+    """The row of chunk ``index`` of ``doc`` as a dict, its vector included."""
+    return {**table_fields(doc, index, chunk, now), "vector": [float(x) for x in vector]}
+
+
+def rows_table(
+    items: Sequence[tuple[SourceDoc, Sequence[ChunkInput], Sequence[Any]]],
+    now: float,
+    schema: pa.Schema,
+) -> pa.Table:
+    """The rows of ``items`` as one Arrow table, built column by column.
+
+    One long document - tens of thousands of chunks, all stored in one commit - is what this
+    costs memory for: as a dict per row with the vector as a list of Python floats, it took
+    some 12 KB a chunk; as columns with the vectors in one float32 matrix, about 2 KB."""
+    import numpy as np
+    import pyarrow as pa
+
+    at = schema.get_field_index("vector")
+    field = schema.field(at)
+    columns: dict[str, list[Any]] = {name: [] for name in schema.names if name != "vector"}
+    for doc, chunks, _ in items:
+        for index, chunk in enumerate(chunks):
+            for name, value in table_fields(doc, index, chunk, now).items():
+                columns[name].append(value)
+    others = pa.Table.from_pydict(columns, schema=schema.remove(at))
+    vectors = [vector for _, _, vectors in items for vector in vectors]
+    matrix = np.asarray(vectors, dtype=np.float32).reshape(len(vectors), field.type.list_size)
+    del vectors
+    flat = pa.array(matrix.reshape(-1), type=pa.float32())
+    column = pa.FixedSizeListArray.from_arrays(flat, field.type.list_size).cast(field.type)
+    return others.add_column(at, field, column)
 
 
 def source_infos(columns: Mapping[str, list[Any]]) -> dict[str, SourceInfo]:

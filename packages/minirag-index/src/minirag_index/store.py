@@ -43,8 +43,8 @@ from minirag_index.schema import (
     arrow_schema,
     parent_id_for,
     row_id,
+    rows_table,
     source_infos,
-    table_row,
 )
 from minirag_index.scope import sql_string
 
@@ -240,16 +240,9 @@ class Store:
             return 0
         table = self.table_for_writing(len(items[0][2][0]), model)
         now = time.time()
-        rows = [
-            table_row(doc, i, chunk, vector, now)
-            for doc, chunks, vectors in items
-            for i, (chunk, vector) in enumerate(zip(chunks, vectors, strict=True))
-        ]
         owners = {doc.source for doc, _, _ in items} | set(replaces)
         where = "source IN (" + ", ".join(sql_string(s) for s in sorted(owners)) + ")"
-        import pyarrow as pa
-
-        data = pa.Table.from_pylist(rows, schema=table.schema)
+        data = rows_table(items, now, table.schema)
         _retry(
             lambda: (
                 table.merge_insert("id")
@@ -259,7 +252,7 @@ class Store:
                 .execute(data)
             )
         )
-        return len(rows)
+        return data.num_rows
 
     def move_source(self, old: str, new: SourceDoc) -> int:
         """Give ``old``'s chunks (vectors included) to ``new.source`` in one commit."""

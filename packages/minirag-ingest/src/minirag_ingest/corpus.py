@@ -15,6 +15,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from minirag_ingest.file_state import FileState, file_state, unscanned_image
+from minirag_ingest.names import to_id
+from minirag_ingest.roots import in_scope
 
 if TYPE_CHECKING:
     from minirag_index import MiniragIndex, SourceInfo
@@ -95,11 +97,9 @@ class Corpus:
             scanned = scan(self.roots, scope_path, extra_extensions=extensions)
         indexed = self.index.sources(scope)
         has_ocr = bool(extensions)
-        files = [self._on_disk(f.path, f.size, f.mtime, indexed, has_ocr) for f in _files(scanned)]
+        files = [self._on_disk(f, indexed, has_ocr) for f in _files(scanned)]
         seen = {row.path for row in files}
         unlisted = list(scanned.unlisted) if scanned else []
-        from minirag_index import in_scope
-
         for source, info in sorted(indexed.items()):
             if source not in seen and in_scope(source, scope):
                 files.append(self._not_on_disk(info, unlisted, extensions))
@@ -111,16 +111,16 @@ class Corpus:
         )
 
     def _on_disk(
-        self, path: Path, size: int, mtime: float, indexed: dict[str, SourceInfo], has_ocr: bool
+        self, file: ScannedFile, indexed: dict[str, SourceInfo], has_ocr: bool
     ) -> ListedFile:
-        info = indexed.get(str(path))
-        state = file_state(info, size, mtime, has_ocr=has_ocr)
+        info = indexed.get(file.source)
+        state = file_state(info, file.size, file.mtime, has_ocr=has_ocr)
         if info is None:
-            return ListedFile(state=state, chunks=0, path=str(path))
+            return ListedFile(state=state, chunks=0, path=file.source)
         return ListedFile(
             state=state,
             chunks=info.chunk_count,
-            path=str(path),
+            path=file.source,
             title=info.title,
             ocr_engine=info.ocr_engine or "",
             info=info,
@@ -140,7 +140,7 @@ class Corpus:
                 info=info,
             )
         state: FileState = "missing"
-        if any(Path(source) == u.path or u.path in Path(source).parents for u in unlisted):
+        if any(in_scope(source, to_id(u.path)) for u in unlisted):
             state = "unlisted"
         elif unscanned_image(source, self.roots, extensions):
             state = "unreadable"

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Literal
 
 from minirag_ingest.chunking import SCHEME_VERSION
 from minirag_ingest.formats import IMAGE_EXTENSIONS
+from minirag_ingest.names import to_path
 from minirag_ingest.pages import lacks_pages
 
 if TYPE_CHECKING:
@@ -69,9 +70,10 @@ def unscanned_image(source: str, roots: Roots, scanned: Collection[str]) -> bool
     from minirag_ingest.scan import is_excluded
 
     suffix = Path(source).suffix.lower()
-    if suffix not in IMAGE_EXTENSIONS or suffix in scanned or not os.path.lexists(source):
+    path = to_path(source)
+    if suffix not in IMAGE_EXTENSIONS or suffix in scanned or not os.path.lexists(path):
         return False
     try:
-        return is_excluded(source, roots) is None
+        return is_excluded(path, roots) is None
     except (OSError, ValueError):
         return True  # cannot tell: keep it

@@ -1,7 +1,8 @@
 """Ingest configuration read from the environment, and document-root resolution.
 
 Variables carry no prefix (``BASE_DIR``, ``BASE_DIRS``, ``MAX_FILE_SIZE``, ``ALLOW_PRIVATE_URLS``,
-``CHUNK_TOKEN_BUDGET``), except ``RAG_OCR_MIN_CHARS_PER_PAGE``. ``DB_PATH`` is the index's
+``CHUNK_TOKEN_BUDGET``), except ``RAG_OCR_MIN_CHARS_PER_PAGE`` and the conversion limits
+``RAG_CONVERT_MAX_MEMORY`` and ``RAG_CONVERT_TIMEOUT``. ``DB_PATH`` is the index's
 (:class:`~minirag_index.settings.IndexSettings`); :func:`resolve_db_path` only picks its default.
 A variable set to an empty string counts as unset, since launchers such as the Claude Desktop
 bundle pass empty values for fields the user left blank.
@@ -15,9 +16,9 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import Field
+from pydantic import BeforeValidator, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from minirag_index.settings import SWITCH_ACCEPTS, ConfigError, Switch
@@ -25,6 +26,8 @@ from minirag_index.settings import load_settings as load_any_settings
 
 __all__ = [
     "DEFAULT_CHUNK_TOKEN_BUDGET",
+    "DEFAULT_CONVERT_MAX_MEMORY",
+    "DEFAULT_CONVERT_TIMEOUT",
     "DEFAULT_MAX_FILE_SIZE",
     "DEFAULT_MIN_CHARS_PER_PAGE",
     "ConfigError",
@@ -37,6 +40,10 @@ __all__ = [
 DEFAULT_MAX_FILE_SIZE = 104_857_600  # 100 MB
 DEFAULT_CHUNK_TOKEN_BUDGET = 110
 DEFAULT_MIN_CHARS_PER_PAGE = 25
+DEFAULT_CONVERT_MAX_MEMORY = 1 << 30  # 1 GB for one conversion worker
+DEFAULT_CONVERT_TIMEOUT = 120.0  # seconds for one file's conversion
+MIN_CONVERT_MEMORY = 64 << 20  # below this nothing converts; catches "1" meant as 1 GB
+_SIZE_SUFFIXES = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
 DB_SUBDIR = Path(".minirag") / "lancedb"
 
 BASE_DIRS_EXAMPLE = """BASE_DIRS='["/docs/a", "/docs/b"]'"""
@@ -49,7 +56,25 @@ ACCEPTS = {
     "CHUNK_TOKEN_BUDGET": "a whole number from 16 to 128",
     "RAG_OCR_MIN_CHARS_PER_PAGE": "a whole number of characters, 0 or more (0 turns OCR of "
     "PDF pages off)",
+    "RAG_CONVERT_MAX_MEMORY": "a size of at least 64M: bytes, or a whole number with K, M or G, "
+    "e.g. 1G or 1536M",
+    "RAG_CONVERT_TIMEOUT": "a positive number of seconds, e.g. 120",
 }
+
+
+def _memory_size(value: Any) -> Any:
+    """RAG_CONVERT_MAX_MEMORY's K, M or G (powers of 1024) turned into bytes; pydantic judges
+    what is left."""
+    if isinstance(value, str):
+        text = value.strip().upper().removesuffix("B")
+        unit = text[-1] if text and text[-1] in "KMG" else ""
+        number = text[: len(text) - len(unit)]
+        if number.isdigit():
+            return int(number) * _SIZE_SUFFIXES[unit]
+    return value
+
+
+MemorySize = Annotated[int, BeforeValidator(_memory_size), Field(ge=MIN_CONVERT_MEMORY)]
 
 
 class IngestSettings(BaseSettings):
@@ -65,6 +90,17 @@ class IngestSettings(BaseSettings):
     chunk_token_budget: int = Field(default=DEFAULT_CHUNK_TOKEN_BUDGET, ge=16, le=128)
     # Pages of a PDF whose text layer holds fewer characters are read with OCR (0: never).
     rag_ocr_min_chars_per_page: int = Field(default=DEFAULT_MIN_CHARS_PER_PAGE, ge=0)
+    # The memory ceiling and time limit of the conversion workers (see convert_pool.py).
+    rag_convert_max_memory: MemorySize = DEFAULT_CONVERT_MAX_MEMORY
+    rag_convert_timeout: float = Field(default=DEFAULT_CONVERT_TIMEOUT, gt=0, allow_inf_nan=False)
+
+
+def describe_bytes(count: int) -> str:
+    """A size as a person reads it: 1 GB, 1.5 GB, 512 MB, 20 KB."""
+    for unit, scale in (("GB", 1 << 30), ("MB", 1 << 20), ("KB", 1 << 10)):
+        if count >= scale:
+            return f"{count / scale:.1f}".removesuffix(".0") + f" {unit}"
+    return f"{count} bytes"
 
 
 def load_settings(**overrides: Any) -> IngestSettings:

@@ -62,6 +62,7 @@ from typing import TYPE_CHECKING
 from minirag_index import ModelLoadError, SourceDoc
 from minirag_ingest.file_state import unscanned_image
 from minirag_ingest.lock import SyncLock
+from minirag_ingest.names import to_id, to_path
 from minirag_ingest.roots import in_scope
 from minirag_ingest.scan import ScannedFile, UnlistedFolder, scan
 from minirag_ingest.sync_pass import (
@@ -159,7 +160,7 @@ class _Sync(Reading, Upkeep):
         self.remember_stats(decided.touched)
 
         # Documents read again get a signature and labels anyway; the others are kept.
-        rereading = {str(r.file.path) for r in decided.read}
+        rereading = {r.file.source for r in decided.read}
         gone = set(decided.delete) | set(moved_from.values())
         kept = [
             (source, info)
@@ -196,8 +197,8 @@ class _Sync(Reading, Upkeep):
             self.check_stop()
             return file_hash(file.real)
 
-        seen = {str(file.path) for file in files}
-        on_disk = {s for s in indexed if s not in seen and os.path.lexists(s)}
+        seen = {file.source for file in files}
+        on_disk = {s for s in indexed if s not in seen and os.path.lexists(to_path(s))}
         return plan(
             files,
             unlisted,
@@ -251,15 +252,15 @@ class _Sync(Reading, Upkeep):
     # -- pieces ----------------------------------------------------------------------------
     def covers(self, source: str) -> bool:
         if self.scope is not None:
-            return in_scope(source, str(self.scope))
-        return any(in_scope(source, str(root)) for root in self.roots)
+            return in_scope(source, to_id(self.scope))
+        return any(in_scope(source, to_id(root)) for root in self.roots)
 
     def remember_stats(self, touched: list[ScannedFile]) -> None:
         """Store the new size/mtime of files whose bytes did not change, in one commit, so
         the next sync skips them without hashing."""
         if not touched:
             return
-        stats = [(str(f.path), f.size, f.mtime) for f in touched]
+        stats = [(f.source, f.size, f.mtime) for f in touched]
         try:
             self.index.record_file_stats(stats)
         except Exception as exc:  # only costs a hash next time
@@ -296,7 +297,7 @@ class _Sync(Reading, Upkeep):
             self.report.moved += len(batch)
             self.wrote = True
             self.advance(len(batch))
-            return {str(move.file.path): move.origin.source for move in batch}, []
+            return {move.file.source: move.origin.source for move in batch}, []
         moved: dict[str, str] = {}
         failed: list[tuple[ScannedFile, str]] = []
         for move in batch:
@@ -306,7 +307,7 @@ class _Sync(Reading, Upkeep):
                 log.warning("moving %s failed, reading it again: %s", move.origin.source, exc)
                 failed.append((move.file, move.content_hash))
                 continue
-            moved[str(move.file.path)] = move.origin.source
+            moved[move.file.source] = move.origin.source
             self.report.moved += 1
             self.wrote = True
             self.advance(1)
@@ -320,7 +321,7 @@ def _moved_doc(move: Move) -> SourceDoc:
     """What a moved file's rows are stored under: its new path, hash, size and mtime."""
     file = move.file
     return SourceDoc(
-        source=str(file.path),
+        source=file.source,
         source_type="file",
         content_hash=move.content_hash,
         size=file.size,

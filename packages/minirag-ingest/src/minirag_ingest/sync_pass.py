@@ -12,9 +12,11 @@ from typing import TYPE_CHECKING
 
 from minirag_ingest.chunking import SCHEME_VERSION
 from minirag_ingest.failures import FailureMemory, settings_key
+from minirag_ingest.names import to_id
 
 if TYPE_CHECKING:
-    from minirag_ingest.pipeline import LabelJob, Pipeline
+    from minirag_ingest.pipeline import LabelJob, Pipeline, Prepared
+    from minirag_ingest.sync_plan import Read
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +54,9 @@ class SyncReport:
     unreadable_files: list[str] = field(default_factory=list)  # the sources counted unreadable
     interrupted: bool = False  # asked to stop before the end; the next sync does the rest
     error: str | None = None  # why files could not be read at all (the embedding model)
+    # (chunks embedded, chunks to embed) while a batch longer than one embedding call is
+    # embedded - a single long document - else None.
+    embedding: tuple[int, int] | None = None
 
     @property
     def ok(self) -> bool:
@@ -61,7 +66,7 @@ class SyncReport:
         return {name: getattr(self, name) for name in COUNT_NAMES}
 
     def fail(self, path: str | os.PathLike[str], reason: str) -> None:
-        self.errors.append({"path": str(path), "reason": reason})
+        self.errors.append({"path": to_id(path), "reason": reason})
         self.failed += 1
 
 
@@ -97,6 +102,8 @@ class SyncPass:
         self.labels: LabelJob = pipeline.labelling()
         self.label_errors: dict[str, dict[str, str]] = {}
         self.label_error_counts: dict[str, int] = {}
+        self.batch: list[tuple[Read, Prepared]] = []  # read, waiting to be embedded and stored
+        self.batch_chunks = 0
         self.failures = FailureMemory(self.index.db_path, _failure_settings(pipeline))
 
     def label_problems(self, source: str, problems: tuple[str, ...] | list[str]) -> None:
@@ -142,7 +149,15 @@ def _failure_settings(pipeline: Pipeline) -> str:
         ocr_min_chars_per_page=getattr(pipeline, "ocr_min_chars_per_page", 0),
         extensions=getattr(pipeline, "extensions", ()),
         scheme=SCHEME_VERSION,
+        convert_limits=_convert_limits(pipeline),
     )
+
+
+def _convert_limits(pipeline: Pipeline) -> str:
+    pool = getattr(pipeline, "pool", None)
+    if pool is None:
+        return ""
+    return f"{pool.limits.max_memory}:{pool.limits.timeout:g}"
 
 
 def describe(exc: BaseException) -> str:

@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from minirag_ingest.file_state import needs_ocr_again, outdated, unchanged
+from minirag_ingest.names import id_name, to_id
 from minirag_ingest.roots import in_scope
 
 if TYPE_CHECKING:
@@ -98,7 +99,7 @@ def plan(
     them not among ``files`` that still exist, ``unscanned_images`` those of ``on_disk`` that
     are images the scan skipped for lack of OCR (and no rule excludes); ``doubled`` the sources
     stored twice; ``has_ocr`` whether this install reads with OCR."""
-    result = SyncPlan(seen={str(f.path) for f in files})
+    result = SyncPlan(seen={f.source for f in files})
     kept_behind, emptied = _folders(result, unlisted, indexed, scope)
     new = _decide_files(result, files, indexed, digest, doubled, has_ocr)
     origins: dict[tuple[str, int], list[SourceInfo]] = {}
@@ -113,7 +114,7 @@ def plan(
                 result.delete.append(source)  # still there but no longer scanned: excluded
             continue
         if not outdated(info) and source not in doubled:
-            origins.setdefault(_move_key(Path(source).name, info.size), []).append(info)
+            origins.setdefault(_move_key(id_name(source), info.size), []).append(info)
         if not protected:
             result.delete.append(source)
     _find_moves(result, new, origins, digest)
@@ -131,7 +132,7 @@ def _folders(
     kept_behind: list[str] = []
     emptied: list[str] = []
     for folder in unlisted:
-        key = str(folder.path)
+        key = to_id(folder.path)
         under = sorted(s for s in indexed if in_scope(s, key))
         (emptied if folder.empty else kept_behind).append(key)
         if folder.is_root or under or (scope is not None and folder.path == scope):
@@ -150,7 +151,7 @@ def _decide_files(
     """Decide each file on disk that is indexed; return the ones that are not."""
     new: list[ScannedFile] = []
     for file in files:
-        source = str(file.path)
+        source = file.source
         info = indexed.get(source)
         if info is None:
             new.append(file)
@@ -184,7 +185,7 @@ def _find_moves(
 ) -> None:
     """Moves: a new file with the name and bytes of a gone one. The rest are read."""
     for file in new:
-        candidates = origins.get(_move_key(file.path.name, file.size))
+        candidates = origins.get(_move_key(id_name(file.source), file.size))
         if not candidates:
             result.read.append(Read(file))
             continue

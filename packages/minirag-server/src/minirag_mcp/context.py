@@ -16,6 +16,7 @@ from minirag_mcp.wording import MCP, Wording
 
 if TYPE_CHECKING:
     from minirag_index import MiniragIndex
+    from minirag_ingest.convert_pool import ConversionPool
     from minirag_ingest.corpus import Corpus
     from minirag_ingest.jobs import JobManager
     from minirag_ingest.labels.taxonomy import TaxonomyLoader
@@ -66,6 +67,7 @@ class AppContext:
         self._pipeline: Pipeline | None = None
         self._jobs: JobManager | None = None
         self._taxonomy: TaxonomyLoader | None = None
+        self._pool: ConversionPool | None = None
         self.wording: Wording = MCP  # how messages name arguments (the CLI sets its own)
 
     def require_config(self) -> Config:
@@ -132,13 +134,24 @@ class AppContext:
     def pipeline(self) -> Pipeline:
         if self._pipeline is None:
             config = self.require_config()
+            from minirag_ingest.convert_pool import ConversionPool, PoolLimits
             from minirag_ingest.pipeline import Pipeline
 
             index, roots, taxonomy = self.index, self.roots, self.taxonomy
             with self._lock:
                 if self._pipeline is None:
+                    limits = PoolLimits(
+                        max_memory=config.ingest.rag_convert_max_memory,
+                        timeout=config.ingest.rag_convert_timeout,
+                    )
+                    self._pool = ConversionPool(limits, ocr=config.ocr)
                     self._pipeline = Pipeline(
-                        index, roots, config.ingest, ocr=config.ocr, taxonomy=taxonomy
+                        index,
+                        roots,
+                        config.ingest,
+                        ocr=config.ocr,
+                        taxonomy=taxonomy,
+                        pool=self._pool,
                     )
         return self._pipeline
 
@@ -157,6 +170,11 @@ class AppContext:
         """Stop the syncs still running (each after its commit in flight) and wait for them."""
         if self._jobs is not None:
             self._jobs.cancel_all(timeout)
+
+    def stop_workers(self) -> None:
+        """Stop the conversion workers (they start again when a file needs converting)."""
+        if self._pool is not None:
+            self._pool.stop()
 
     def display_path(self, source: str) -> str:
         return self.roots.display_path(source)

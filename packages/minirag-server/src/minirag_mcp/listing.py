@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from minirag_ingest.corpus import installed_ocr, scanned_extensions
 from minirag_ingest.labels import filtering
+from minirag_ingest.names import to_id
 from minirag_mcp.config import ConfigProblem
 from minirag_mcp.context import AppContext, place_problems
 from minirag_mcp.labelling import (
@@ -158,7 +159,9 @@ def list_files(
         files=[_file_row(ctx, row, view.on) for row in listed],
         **filter_fields(view),
         ignored=listing.ignored or None,
-        unlisted_folders=[UnlistedOut(path=str(u.path), reason=u.message) for u in listing.unlisted]
+        unlisted_folders=[
+            UnlistedOut(path=to_id(u.path), reason=u.message) for u in listing.unlisted
+        ]
         or None,
     )
 

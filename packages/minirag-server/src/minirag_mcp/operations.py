@@ -60,8 +60,11 @@ def require_absolute(path: str | None, argument: str = "filePath") -> str:
 
 
 def contained(ctx: AppContext, path: str) -> str:
-    """Check ``path`` lies inside a root (raises PathOutsideRoots) and return it."""
-    ctx.roots.contain(path)
+    """Check the file a source id names lies inside a root (raises PathOutsideRoots) and
+    return the id."""
+    from minirag_ingest.names import to_path
+
+    ctx.roots.contain(to_path(path))
     return path
 
 
@@ -75,7 +78,9 @@ def _lookup_source(ctx: AppContext, file_path: str | None, source: str | None) -
     known = ctx.index.sources(path)
     if path in known:
         return path
-    real = str(Path(path).resolve())
+    from minirag_ingest.names import to_id, to_path
+
+    real = to_id(Path(to_path(path)).resolve())
     if real in ctx.index.sources(real):
         return real
     return path
@@ -94,7 +99,9 @@ def _not_indexed(source: str) -> OperationError:
 def scope_folder(ctx: AppContext, scope: str | None) -> Path | None:
     if scope is None or not str(scope).strip():
         return None
-    return Path(contained(ctx, require_absolute(scope, ctx.wording.arg("scope"))))
+    from minirag_ingest.names import to_path
+
+    return Path(to_path(contained(ctx, require_absolute(scope, ctx.wording.arg("scope")))))
 
 
 def sync_start(ctx: AppContext, scope: str | None = None) -> SyncStarted:
@@ -152,9 +159,11 @@ def ingest_file(ctx: AppContext, file_path: str, labels: Any = None) -> Ingested
 
     ``labels`` is a job's labelling (:meth:`Pipeline.labelling`) shared by several ingests, as
     the CLI's folder ingest does; without it this call is a labelling job of its own."""
+    from minirag_ingest.names import to_path
+
     ctx.require_places()
     path = contained(ctx, require_absolute(file_path))
-    return Ingested.of(ctx.pipeline.ingest_file(Path(path), labels=labels))
+    return Ingested.of(ctx.pipeline.ingest_file(Path(to_path(path)), labels=labels))
 
 
 def ingest_data(

@@ -11,7 +11,8 @@ may be null (a hit's ``distance`` when only the keyword side found it). A row wi
 :class:`LabelledRow` carries ``labels``, ``date`` and ``dateSource`` together, and only while
 the corpus has document labels.
 
-Imported by the server and by every CLI command, so it imports nothing but pydantic.
+Imported by the server and by every CLI command, so it imports nothing but pydantic and
+:mod:`minirag_ingest.names` (standard library only).
 """
 
 # Longer than 450 lines: every payload the tools send and --json prints is declared here, in
@@ -25,6 +26,8 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 from pydantic.alias_generators import to_camel
+
+from minirag_ingest.names import json_safe
 
 if TYPE_CHECKING:
     from minirag_index import Hit, NeighborChunk
@@ -73,7 +76,9 @@ class Result(BaseModel):
             for key, attribute in self._shown_with.items():
                 if getattr(self, attribute) in (None, False):
                     data.pop(key, None)
-        return data
+        # A file name that is not valid UTF-8 (and text derived from it) is spelled out, so
+        # that the payload always serialises (see minirag_ingest.names).
+        return json_safe(data)
 
 
 class LabelledRow(Result):
@@ -119,8 +124,12 @@ class ItemError(Result):
 
 
 class Progress(Result):
+    """Files done of the files to do; while one long document is embedded, its chunks too."""
+
     done: int
     total: int
+    chunks_embedded: int | None = omitted()
+    chunks_to_embed: int | None = omitted()
 
 
 class SyncJob(Result):

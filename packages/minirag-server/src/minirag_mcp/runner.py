@@ -47,7 +47,10 @@ class Places(Protocol):
 
 
 def emit_json(payload: dict[str, Any]) -> None:
-    print(json.dumps(payload, ensure_ascii=False, indent=2))
+    """The payload as JSON, always valid UTF-8 (undecodable bytes in names are escaped)."""
+    from minirag_ingest.names import json_safe
+
+    print(json.dumps(json_safe(payload), ensure_ascii=False, indent=2))
 
 
 def fail(places: Places | None, message: str, code: int = EXIT_FAILED) -> int:
@@ -210,7 +213,7 @@ def ingest_folder(places: Places, folder: str) -> int:
         labelling = ctx.pipeline.labelling()
     except Exception as exc:
         return fail(places, ctx.wording.render(error_message(exc)))
-    files = [str(item.path) for item in scanned.files]
+    files = [item.source for item in scanned.files]
     bar = Progress("ingest", enabled=not places.json)
     with labelling as labels:
         run = _FolderRun(ctx, labels, bar)

@@ -1,8 +1,11 @@
 """The MCP server: twelve tools over one index, and the instructions sent at connect time.
 
 The tools live in :mod:`minirag_mcp.tools`, each a thin wrapper over the function of the same
-name in :mod:`minirag_mcp.operations`; the CLI calls the same functions. A failure comes back
-as a tool error carrying the reason, never as a crashed server.
+name in the server's operation modules; the CLI calls the same functions. A failure comes back
+as a tool error carrying the reason, never as a crashed server: :class:`ToolCallGuard` turns
+anything a call raises into a tool error, and every result and message is made valid UTF-8
+first (:mod:`minirag_mcp.results` does it for results), since a file name that is not (and the
+text derived from it) would otherwise fail to serialise and end the stdio session.
 """
 
 from __future__ import annotations
@@ -15,20 +18,49 @@ os.environ.setdefault("FASTMCP_CHECK_FOR_UPDATES", "off")
 # only warn, and the instrumentation costs about 90 ms of CPU before that first answer.
 os.environ.setdefault("PY_KEY_VALUE_DISABLE_BEARTYPE", "true")
 
+import contextlib
 import logging
+from collections.abc import AsyncIterator
 from typing import Any
 
+import anyio
 from fastmcp import FastMCP
+from fastmcp.exceptions import FastMCPError, ToolError
+from fastmcp.server.middleware import Middleware
 
+from minirag_ingest.names import safe_text
 from minirag_mcp.config import Config, ConfigProblem, load_config
 from minirag_mcp.context import AppContext
 from minirag_mcp.instructions import build_instructions
 from minirag_mcp.tools import register_tools
+from minirag_mcp.wording import error_message
 
 log = logging.getLogger(__name__)
 
 SERVER_NAME = "minirag"
 SHUTDOWN_WAIT = 60.0  # seconds a running sync gets to finish its commit when the server stops
+
+
+class ToolCallGuard(Middleware):
+    """The last line: a tool call that raises anything - an exception no operation expected,
+    a result that cannot be serialised, even ``SystemExit`` from a library - answers with a
+    tool error naming the tool and the reason, and the server keeps serving."""
+
+    async def on_call_tool(self, context: Any, call_next: Any) -> Any:
+        try:
+            return await call_next(context)
+        except FastMCPError as exc:  # ours, and fastmcp's own (unknown tool, bad arguments)
+            try:
+                text = str(exc)
+            except Exception:
+                text = type(exc).__name__
+            if safe_text(text) == text:
+                raise
+            raise ToolError(safe_text(text)) from exc
+        except (Exception, SystemExit) as exc:
+            name = getattr(context.message, "name", "the tool")
+            log.warning("tool %s failed unexpectedly", name, exc_info=True)
+            raise ToolError(f"{name} failed unexpectedly: {error_message(exc)}") from exc
 
 
 def advertise_tools_only(mcp: FastMCP) -> None:
@@ -60,12 +92,23 @@ def advertise_tools_only(mcp: FastMCP) -> None:
 def create_app(config: Config | ConfigProblem | None = None) -> FastMCP:
     """Build the server for ``config`` (read from the environment when None)."""
     config = config if config is not None else load_config({})
+    app_ctx = AppContext(config)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_server: FastMCP) -> AsyncIterator[dict[str, Any]]:
+        try:
+            yield {}
+        finally:  # the last client went away: no conversion worker outlives the session
+            await anyio.to_thread.run_sync(app_ctx.stop_workers)
+
     mcp = FastMCP(
         SERVER_NAME,
         instructions=build_instructions(config.instructions_append),
         version=config.version,
+        lifespan=lifespan,
     )
-    mcp.app_context = AppContext(config)  # type: ignore[attr-defined]  # read by tools.app_of
+    mcp.add_middleware(ToolCallGuard())
+    mcp.app_context = app_ctx  # type: ignore[attr-defined]  # read by tools.app_of
     advertise_tools_only(mcp)
     register_tools(mcp)
     return mcp
@@ -83,6 +126,7 @@ def serve_stdio(config: Config | ConfigProblem) -> None:
         # A sync still running when the client goes away stops after its commit in flight,
         # rather than being cut off inside the embedding or storage libraries at exit.
         app.app_context.stop_jobs(timeout=SHUTDOWN_WAIT)  # type: ignore[attr-defined]
+        app.app_context.stop_workers()  # type: ignore[attr-defined]
 
 
 def main() -> None:

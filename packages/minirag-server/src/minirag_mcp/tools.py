@@ -145,18 +145,25 @@ def _progress_token(ctx: Context | None) -> Any:
 
 async def report_sync_progress(app: AppContext, session: Any, token: Any, job_id: str) -> None:
     """Send progress notifications for a running job until it ends (best effort)."""
-    last: tuple[int, int] | None = None
+    last: tuple[int, int, int | None] | None = None
     try:
         while True:
             current = await anyio.to_thread.run_sync(ops.sync_status, app, job_id)
-            seen = (current.progress.done, current.progress.total)
+            progress = current.progress
+            seen = (progress.done, progress.total, progress.chunks_embedded)
             if seen != last:
                 last = seen
+                message = f"sync {current.state}"
+                if progress.chunks_embedded is not None:
+                    message += (
+                        f", embedding {progress.chunks_embedded} of "
+                        f"{progress.chunks_to_embed} chunks"
+                    )
                 await session.send_progress_notification(
                     progress_token=token,
-                    progress=float(current.progress.done),
-                    total=float(current.progress.total) or None,
-                    message=f"sync {current.state}",
+                    progress=float(progress.done),
+                    total=float(progress.total) or None,
+                    message=message,
                 )
             if current.state != "running":
                 return
