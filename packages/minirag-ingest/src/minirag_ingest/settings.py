@@ -20,7 +20,7 @@ from pydantic import ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 DEFAULT_MAX_FILE_SIZE = 104_857_600  # 100 MB
-DEFAULT_CONVERT_MAX_MEMORY = 1 << 30  # 1 GB for one conversion worker
+DEFAULT_CONVERT_MAX_MEMORY = 1 << 30  # 1 GB for conversion, each worker and all together
 DEFAULT_CONVERT_TIMEOUT = 120.0  # seconds for one file's conversion
 MIN_CONVERT_MEMORY = 64 << 20  # below this nothing converts; catches "1" meant as 1 GB
 _SIZE_SUFFIXES = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
