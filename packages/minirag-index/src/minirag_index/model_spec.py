@@ -11,6 +11,11 @@ guessed from its name:
   optional), which the packaged model's prepared folder carries;
 - otherwise the ``prompts`` of a sentence-transformers ``config_sentence_transformers.json``
   (``query``, and ``passage`` or ``document``);
+- otherwise, when the folder's ``config.json`` says it is one of intfloat's e5 models
+  (``_name_or_path``, as Hugging Face exports write it, or a converter's ``_source`` note names
+  ``intfloat/e5-…`` or ``intfloat/multilingual-e5-…`` in a small, base or large size), e5's own
+  ``"query: "`` / ``"passage: "``, which those models were trained with (the instruct
+  variants use other prompts and are not matched);
 - fastembed's catalogue states only whether prefixes are needed, not which, so its models are
   embedded without one.
 
@@ -21,12 +26,19 @@ messages that refuse another model.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 DESCRIPTION_FILE = "minirag-model.json"
 SENTENCE_TRANSFORMERS_FILE = "config_sentence_transformers.json"
+CONFIG_FILE = "config.json"
+
+E5_PREFIXES = ("query: ", "passage: ")
+# The e5 models whose cards ask for E5_PREFIXES; "-instruct" and other suffixes do not match.
+_E5_NAME = re.compile(r"intfloat/(?:multilingual-)?e5-(?:small|base|large)(?:-v2)?(?![\w-])", re.I)
+_CONFIG_NAME_KEYS = ("_name_or_path", "_source")
 
 
 class ModelDescriptionError(ValueError):
@@ -98,7 +110,19 @@ def folder_prefixes(folder: Path) -> tuple[str, str]:
             passage = prompts.get("passage", prompts.get("document", ""))
             if isinstance(query, str) and isinstance(passage, str):
                 return query, passage
+    config = folder / CONFIG_FILE
+    if config.is_file() and names_e5(_read_json(config)):
+        return E5_PREFIXES
     return "", ""
+
+
+def names_e5(config: dict[str, Any]) -> bool:
+    """Whether a ``config.json`` says its model is one of the e5 models trained with
+    :data:`E5_PREFIXES`."""
+    return any(
+        isinstance(value := config.get(key), str) and _E5_NAME.search(value)
+        for key in _CONFIG_NAME_KEYS
+    )
 
 
 def folder_dim(folder: Path) -> int:
@@ -106,7 +130,7 @@ def folder_dim(folder: Path) -> int:
     ours = folder / DESCRIPTION_FILE
     if ours.is_file() and isinstance(dim := _read_json(ours).get("dim"), int):
         return dim
-    config_path = folder / "config.json"
+    config_path = folder / CONFIG_FILE
     config = _read_json(config_path)
     for key in ("hidden_size", "d_model", "dim"):
         if isinstance(config.get(key), int):
@@ -186,10 +210,28 @@ def model_mismatch(db_path: Path, recorded: ModelSpec, configured: ModelSpec) ->
     """Why ``configured`` may not search or extend an index built with ``recorded``, if so."""
     if recorded == configured:
         return None
+    folder = Path(configured.name or configured.id).expanduser()
+    if (recorded.id, recorded.dim) == (configured.id, configured.dim) and folder.is_dir():
+        return prefix_mismatch(db_path, recorded, configured, folder)
     return (
         f"The index at {db_path} was embedded with the model {recorded.describe()}, but "
         f"MODEL_NAME selects {configured.describe()}. Vectors of two models cannot be compared, "
         f"even at the same width, so the index refuses to mix them. Either set MODEL_NAME back "
         f"to {recorded.name or recorded.id}, or point DB_PATH at a new folder (or delete this "
         "index) and sync again to embed every document with the new model."
+    )
+
+
+def prefix_mismatch(db_path: Path, recorded: ModelSpec, configured: ModelSpec, folder: Path) -> str:
+    """The same model ``folder``, read with another prefix rule than the index was embedded
+    with (the folder's files changed, or a newer version reads them differently)."""
+    return (
+        f"The index at {db_path} was embedded with the model {configured.id!r} with "
+        f"{recorded.prefix_rule()}, but the model folder {folder} declares "
+        f"{configured.prefix_rule()}: the model reads queries and passages differently, so the "
+        "index refuses to mix the two rules. To embed everything with the folder's rule, point "
+        "DB_PATH at a new folder (or delete this index) and sync again. To keep this index as "
+        f"it is, write the rule it was built with into {folder / DESCRIPTION_FILE}: "
+        f'{{"query_prefix": {json.dumps(recorded.query_prefix)}, '
+        f'"passage_prefix": {json.dumps(recorded.passage_prefix)}}}.'
     )
