@@ -43,14 +43,12 @@ def token_counter(model_dir: Path) -> Callable[[str], int]:
     """Counts tokens with the test model's own tokenizer, truncation and padding off."""
     from tokenizers import Tokenizer
 
+    from minirag_index.tokens import make_token_counter
+
     tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
     tokenizer.no_truncation()
     tokenizer.no_padding()
-
-    def count(text: str) -> int:
-        return len(tokenizer.encode(text).ids)
-
-    return count
+    return make_token_counter(tokenizer)
 
 
 @pytest.fixture(scope="session")

@@ -8,7 +8,7 @@ into a fresh root and synced once for real (embedding included). Then the same r
 again with nothing changed, ``--repeat`` times each way:
 
 - in process: ``sync()`` on a Pipeline built as the server builds it, model warm; the files
-  converted during each sync are counted (``_convert_file`` is wrapped, not changed);
+  converted during each sync are counted (``Pipeline.start_reading`` is wrapped, not changed);
 - from a terminal: ``python -m minirag_mcp sync --json`` in a fresh process each time, wall
   clock from spawn to exit, with PYTHONDONTWRITEBYTECODE unset so imports use cached bytecode
   as they would on a user's machine (the first run writes it).
@@ -66,11 +66,15 @@ overrides = {"base_dirs": [root], "db_path": db, "cache_dir": str(Path(db).paren
              "model_name": model}
 pipeline = AppContext(load_config(overrides)).pipeline
 converted = []
-original = pipeline_module._convert_file
-def counting(path, **kwargs):
+# Where a file is handed to conversion: start_reading (to a worker) where it exists, else the
+# converter itself (revisions before the conversion workers).
+owner, name = (pipeline, "start_reading") if hasattr(pipeline, "start_reading") else (
+    pipeline_module, "_convert_file")
+original = getattr(owner, name)
+def counting(path, *args, **kwargs):
     converted.append(str(path))
-    return original(path, **kwargs)
-pipeline_module._convert_file = counting
+    return original(path, *args, **kwargs)
+setattr(owner, name, counting)
 runs = []
 for _ in range(int(repeat)):
     if forget == "1":

@@ -97,19 +97,23 @@ def corpus_source(name: str, work: Path, pages: int | None) -> Path:
 def instrument(pipeline, watch: c.Stopwatch, batches: list[list[str]]):
     """Wrap the pipeline's steps with timers; returns a function that undoes the module patches."""
     import minirag_ingest.pipeline as pl
+    import minirag_ingest.reading as rd
     import minirag_ingest.sync as sy
 
+    # The pipeline here has no worker pool: files are read in this process, by reading.py.
     saved = {
-        (pl, "_convert_file"): pl._convert_file,
+        (rd, "convert_file"): rd.convert_file,
         (pl, "choose_title"): pl.choose_title,
         (pl, "document_date"): pl.document_date,
         (pl, "file_hash"): pl.file_hash,
+        (rd, "file_hash"): rd.file_hash,
         (sy, "scan"): sy.scan,
     }
-    pl._convert_file = watch.wrap("convert", pl._convert_file)
+    rd.convert_file = watch.wrap("convert", rd.convert_file)
     pl.choose_title = watch.wrap("title+date", pl.choose_title)
     pl.document_date = watch.wrap("title+date", pl.document_date)
     pl.file_hash = watch.wrap("hash", pl.file_hash)
+    rd.file_hash = watch.wrap("hash", rd.file_hash)
     sy.scan = watch.wrap("scan", sy.scan)
 
     pipeline.chunk = watch.wrap("chunk", pipeline.chunk)

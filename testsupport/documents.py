@@ -1,7 +1,10 @@
-"""Small real documents built in memory: PDFs with text, picture or empty pages; page images."""
+"""Small real documents built in memory: PDFs with text, picture or empty pages; page images;
+a minimal .docx."""
 
 from __future__ import annotations
 
+import io
+import zipfile
 import zlib
 from collections.abc import Sequence
 from pathlib import Path
@@ -97,6 +100,58 @@ def _pdf_file(objects: Sequence[bytes], trailer: bytes = b"") -> bytes:
 def blank_pdf(pages: int) -> bytes:
     """A PDF whose pages hold no text layer at all: what a converter sees of a scan."""
     return pdf_with_pages([None] * pages)
+
+
+def docx_bytes(paragraphs: list[tuple[str | None, str]]) -> bytes:
+    """A minimal .docx: (style, text) paragraphs, style "Heading1" or None."""
+    body = ""
+    for style, text in paragraphs:
+        ppr = f'<w:pPr><w:pStyle w:val="{style}"/></w:pPr>' if style else ""
+        body += f"<w:p>{ppr}<w:r><w:t>{text}</w:t></w:r></w:p>"
+    ns = 'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"'
+    files = {
+        "[Content_Types].xml": (
+            '<?xml version="1.0" encoding="UTF-8"?>'
+            '<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">'
+            '<Default Extension="rels" '
+            'ContentType="application/vnd.openxmlformats-package.relationships+xml"/>'
+            '<Default Extension="xml" ContentType="application/xml"/>'
+            '<Override PartName="/word/document.xml" ContentType="application/'
+            'vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/>'
+            '<Override PartName="/word/styles.xml" ContentType="application/'
+            'vnd.openxmlformats-officedocument.wordprocessingml.styles+xml"/></Types>'
+        ),
+        "_rels/.rels": (
+            '<?xml version="1.0" encoding="UTF-8"?>'
+            '<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">'
+            '<Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/'
+            '2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>'
+        ),
+        "word/_rels/document.xml.rels": (
+            '<?xml version="1.0" encoding="UTF-8"?>'
+            '<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">'
+            '<Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/'
+            '2006/relationships/styles" Target="styles.xml"/></Relationships>'
+        ),
+        "word/styles.xml": (
+            f'<?xml version="1.0" encoding="UTF-8"?><w:styles {ns}>'
+            '<w:style w:type="paragraph" w:styleId="Heading1"><w:name w:val="heading 1"/>'
+            "</w:style></w:styles>"
+        ),
+        "word/document.xml": (
+            f'<?xml version="1.0" encoding="UTF-8"?><w:document {ns}><w:body>{body}'
+            "</w:body></w:document>"
+        ),
+    }
+    return zip_bytes(files)
+
+
+def zip_bytes(files: dict[str, str]) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for name, text in files.items():
+            archive.writestr(name, text)
+    return buffer.getvalue()
 
 
 _PASSWORD_PAD = bytes.fromhex("28BF4E5E4E758A4164004E56FFFA01082E2E00B6D0683E802F0CA9FE6453697A")

@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import json
-import zipfile
 from pathlib import Path
 
 import pytest
@@ -16,6 +15,7 @@ from minirag_ingest.convert import (
 )
 from minirag_ingest.install import install_hint
 from minirag_ingest.pages import chunk_pages
+from testsupport.documents import docx_bytes, zip_bytes
 
 BIG = 10 * 1024 * 1024
 PNG = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="  # noqa: E501
@@ -24,58 +24,9 @@ PNG = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUl
 # --- small real files, written by hand -----------------------------------------------------
 
 
-def _docx(paragraphs: list[tuple[str | None, str]]) -> bytes:
-    """A minimal .docx: (style, text) paragraphs, style "Heading1" or None."""
-    body = ""
-    for style, text in paragraphs:
-        ppr = f'<w:pPr><w:pStyle w:val="{style}"/></w:pPr>' if style else ""
-        body += f"<w:p>{ppr}<w:r><w:t>{text}</w:t></w:r></w:p>"
-    ns = 'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"'
-    files = {
-        "[Content_Types].xml": (
-            '<?xml version="1.0" encoding="UTF-8"?>'
-            '<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">'
-            '<Default Extension="rels" '
-            'ContentType="application/vnd.openxmlformats-package.relationships+xml"/>'
-            '<Default Extension="xml" ContentType="application/xml"/>'
-            '<Override PartName="/word/document.xml" ContentType="application/'
-            'vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/>'
-            '<Override PartName="/word/styles.xml" ContentType="application/'
-            'vnd.openxmlformats-officedocument.wordprocessingml.styles+xml"/></Types>'
-        ),
-        "_rels/.rels": (
-            '<?xml version="1.0" encoding="UTF-8"?>'
-            '<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">'
-            '<Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/'
-            '2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>'
-        ),
-        "word/_rels/document.xml.rels": (
-            '<?xml version="1.0" encoding="UTF-8"?>'
-            '<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">'
-            '<Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/'
-            '2006/relationships/styles" Target="styles.xml"/></Relationships>'
-        ),
-        "word/styles.xml": (
-            f'<?xml version="1.0" encoding="UTF-8"?><w:styles {ns}>'
-            '<w:style w:type="paragraph" w:styleId="Heading1"><w:name w:val="heading 1"/>'
-            "</w:style></w:styles>"
-        ),
-        "word/document.xml": (
-            f'<?xml version="1.0" encoding="UTF-8"?><w:document {ns}><w:body>{body}'
-            "</w:body></w:document>"
-        ),
-    }
-    return _zip(files)
-
-
-def _zip(files: dict[str, str]) -> bytes:
-    import io
-
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w") as archive:
-        for name, text in files.items():
-            archive.writestr(name, text)
-    return buffer.getvalue()
+# A minimal .docx and a zip of text files (shared with the fuzz set in testsupport).
+_docx = docx_bytes
+_zip = zip_bytes
 
 
 def _write(tmp_path: Path, name: str, data: bytes | str) -> Path:

@@ -25,10 +25,10 @@ def paused_store(pipeline: Pipeline, monkeypatch: pytest.MonkeyPatch):
     entered, release = threading.Event(), threading.Event()
     original = pipeline.store
 
-    def store(items):
+    def store(items, *more):
         entered.set()
         assert release.wait(30), "the test never released the sync"
-        return original(items)
+        return original(items, *more)
 
     monkeypatch.setattr(pipeline, "store", store)
     return entered, release

@@ -51,6 +51,20 @@ def test_title_line_is_added_once():
     assert with_title_line(seeded, "Report") == seeded
 
 
+def test_the_title_line_never_pushes_chunk_zero_over_the_budget(token_counter):
+    body = "- " * 53  # 106 tokens of dashes, one token each
+    budget = token_counter(body) + 6
+    [full] = with_title_line([ChunkInput(body)], "Pumps", token_counter, budget)
+    assert full.text.startswith("# Pumps\n\n")
+    [short] = with_title_line(
+        [ChunkInput(body)], "Pumps and valves of the Riverside station", token_counter, budget
+    )
+    assert short.text.startswith("# Pumps") and "…" in short.text[: short.context_chars]
+    assert token_counter(short.text) <= budget
+    [bare] = with_title_line([ChunkInput(body)], "Pumps", token_counter, token_counter(body))
+    assert bare.text == body
+
+
 def test_refusals(pipeline, docs, tmp_path):
     outside = tmp_path / "outside.md"
     outside.write_text("secret")

@@ -651,3 +651,23 @@ def test_a_symlink_to_a_file_outside_the_roots_is_never_indexed(pipeline, docs, 
     assert pipeline.index.find_mentions(["zanzibarquokka"]).matched_documents == 0
     hits = pipeline.index.search("PRIVATE KEY zanzibarquokka").hits
     assert all("zanzibarquokka" not in hit.text for hit in hits)
+
+
+def test_a_long_document_shows_its_embedding_progress(pipeline, docs, monkeypatch) -> None:
+    from minirag_ingest import pipeline as pipeline_module
+
+    monkeypatch.setattr(pipeline_module, "EMBED_SLICE", 16)  # a "long" document of ~40 chunks
+    sentences = " ".join(f"Crate {n} sits on shelf {n % 40} of aisle {n % 7}." for n in range(300))
+    (docs / "long.txt").write_text(sentences + "\n", encoding="utf-8")
+    seen: list[tuple[int, int]] = []
+    report = SyncReport()
+
+    def progress(done: int, total: int) -> None:
+        if report.embedding is not None:
+            seen.append(report.embedding)
+
+    sync(pipeline, progress=progress, report=report)
+    assert report.ingested == 1 and report.embedding is None
+    total = seen[-1][1]
+    assert total > 16 and seen[0] == (16, total) and seen[-1] == (total, total)
+    assert [done for done, _ in seen] == sorted(done for done, _ in seen)

@@ -31,13 +31,13 @@ BROKEN = [
 def conversions(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
     """Every file the pipeline converts, in order."""
     seen: list[Path] = []
-    original = pipeline_module._convert_file
+    original = pipeline_module.read_contained  # opens, converts and hashes one file
 
-    def counting(path, **kwargs):
-        seen.append(Path(path))
-        return original(path, **kwargs)
+    def counting(request, *args, **kwargs):
+        seen.append(Path(request.path))
+        return original(request, *args, **kwargs)
 
-    monkeypatch.setattr(pipeline_module, "_convert_file", counting)
+    monkeypatch.setattr(pipeline_module, "read_contained", counting)
     return seen
 
 

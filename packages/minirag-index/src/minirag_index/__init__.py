@@ -19,6 +19,9 @@ from minirag_index.reconstruct import rebuild_document, rebuild_section
 from minirag_index.scope import in_scope
 from minirag_index.settings import IndexConfigError, IndexSettings, load_index_settings
 from minirag_index.store import ChunkInput, IndexMismatchError, SourceDoc, SourceInfo, StoredChunk
+from minirag_index.telemetry import keep_onnxruntime_offline
+
+keep_onnxruntime_offline()
 
 __all__ = [
     "MAX_TOP_K",

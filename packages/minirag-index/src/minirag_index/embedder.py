@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from minirag_index.model_spec import ModelDescriptionError, ModelSpec, folder_dim, folder_spec
 from minirag_index.packaged import packaged_model
+from minirag_index.tokens import make_token_counter
 
 if TYPE_CHECKING:
     import numpy as np
@@ -337,12 +338,7 @@ class Embedder:
                 tokenizer = Tokenizer.from_str(self.model().model.tokenizer.to_str())
             tokenizer.no_truncation()
             tokenizer.no_padding()
-            prefix = self.spec.passage_prefix
-
-            def count(text: str) -> int:
-                return len(tokenizer.encode(prefix + text).ids)
-
-            self._counter = count
+            self._counter = make_token_counter(tokenizer, prefix=self.spec.passage_prefix)
         return self._counter
 
     def count_many(self, texts: Iterable[str]) -> list[int]:

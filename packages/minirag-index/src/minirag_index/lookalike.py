@@ -25,7 +25,8 @@ pair only about half the time.)
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections import deque
+from collections.abc import Iterable, Iterator, Mapping
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
@@ -54,6 +55,7 @@ NUM_PERM = 128
 SEED = 20240615
 SCHEME = "affine32"
 SHINGLE_WORDS = 5
+HASH_BATCH = 20_000  # runs hashed per call, bounding datasketch's working matrix
 LOOKALIKE_THRESHOLD = 0.5
 LSH_BANDS, LSH_ROWS = 42, 3
 
@@ -86,14 +88,34 @@ def shingles(text: str) -> list[bytes]:
     return [r.encode("utf-8") for r in runs]
 
 
+def _runs(text: str) -> Iterator[bytes]:
+    """Every five-word run of ``text`` (folded), repeats included, without holding them all:
+    a minimum is the same whether a run was seen once or many times."""
+    window: deque[str] = deque(maxlen=SHINGLE_WORDS)
+    for match in _WORD_RE.finditer(fold(text)):
+        window.append(match.group())
+        if len(window) == SHINGLE_WORDS:
+            yield " ".join(window).encode("utf-8")
+    if 0 < len(window) < SHINGLE_WORDS:
+        yield " ".join(window).encode("utf-8")
+
+
 def signature(text: str) -> np.ndarray:
-    """MinHash signature of ``text``: 128 uint32 values (all 0xFFFFFFFF when it has no words)."""
+    """MinHash signature of ``text``: 128 uint32 values (all 0xFFFFFFFF when it has no words).
+
+    Runs are hashed :data:`HASH_BATCH` at a time: datasketch holds a 128-wide matrix per batch,
+    which for all runs of a 25 MB text at once was hundreds of megabytes."""
     from datasketch import MinHash
 
     m = MinHash(num_perm=NUM_PERM, seed=SEED, scheme=SCHEME, permutations=_permutations())
-    runs = shingles(text)
-    if runs:
-        m.update_batch(runs)
+    batch: list[bytes] = []
+    for run in _runs(text):
+        batch.append(run)
+        if len(batch) >= HASH_BATCH:
+            m.update_batch(batch)
+            batch.clear()
+    if batch:
+        m.update_batch(batch)
     return np.asarray(m.hashvalues, dtype=np.uint32)
 
 

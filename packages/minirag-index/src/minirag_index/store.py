@@ -119,6 +119,11 @@ def _row_id(source: str, chunk_index: int) -> str:
 
 
 def _row(doc: SourceDoc, index: int, chunk: ChunkInput, vector: Any, now: float) -> dict:
+    return {**_fields(doc, index, chunk, now), "vector": [float(x) for x in vector]}
+
+
+def _fields(doc: SourceDoc, index: int, chunk: ChunkInput, now: float) -> dict:
+    """A row's every column but the vector."""
     return {
         "id": _row_id(doc.source, index),
         "source": doc.source,
@@ -130,7 +135,6 @@ def _row(doc: SourceDoc, index: int, chunk: ChunkInput, vector: Any, now: float)
         "text": chunk.text,
         "context_chars": chunk.context_chars,
         "joiner": chunk.joiner,
-        "vector": [float(x) for x in vector],
         "content_hash": doc.content_hash,
         "size": doc.size,
         "mtime": doc.mtime,
@@ -144,6 +148,36 @@ def _row(doc: SourceDoc, index: int, chunk: ChunkInput, vector: Any, now: float)
         "signature": doc.signature if index == 0 else None,
         **keyword_index.term_values(chunk.text, doc.title),
     }
+
+
+def _rows_table(
+    items: Sequence[tuple[SourceDoc, Sequence[ChunkInput], Sequence[Any]]],
+    now: float,
+    schema: pa.Schema,
+) -> pa.Table:
+    """The rows of ``items`` as one Arrow table, built column by column.
+
+    One long document - tens of thousands of chunks, all stored in one commit - is what this
+    costs memory for: as a dict per row with the vector as a list of Python floats, it took
+    some 12 KB a chunk; as columns with the vectors in one float32 matrix, about 2 KB."""
+    import numpy as np
+    import pyarrow as pa
+
+    at = schema.get_field_index("vector")
+    field = schema.field(at)
+    names = [name for name in schema.names if name != "vector"]
+    columns: dict[str, list] = {name: [] for name in names}
+    for doc, chunks, _ in items:
+        for index, chunk in enumerate(chunks):
+            for name, value in _fields(doc, index, chunk, now).items():
+                columns[name].append(value)
+    others = pa.Table.from_pydict(columns, schema=schema.remove(at))
+    vectors = [vector for _, _, vectors in items for vector in vectors]
+    matrix = np.asarray(vectors, dtype=np.float32).reshape(len(vectors), field.type.list_size)
+    del vectors
+    flat = pa.array(matrix.reshape(-1), type=pa.float32())
+    column = pa.FixedSizeListArray.from_arrays(flat, field.type.list_size).cast(field.type)
+    return others.add_column(at, field, column)
 
 
 def schema(dim: int, model: ModelSpec | None = None) -> pa.Schema:
@@ -367,16 +401,9 @@ class Store:
             return 0
         table = self.table_for_writing(len(items[0][2][0]), model)
         now = time.time()
-        rows = [
-            _row(doc, i, chunk, vector, now)
-            for doc, chunks, vectors in items
-            for i, (chunk, vector) in enumerate(zip(chunks, vectors, strict=True))
-        ]
         owners = {doc.source for doc, _, _ in items} | set(replaces)
         where = "source IN (" + ", ".join(sql_string(s) for s in sorted(owners)) + ")"
-        import pyarrow as pa
-
-        data = pa.Table.from_pylist(rows, schema=table.schema)
+        data = _rows_table(items, now, table.schema)
         _retry(
             lambda: (
                 table.merge_insert("id")
@@ -386,7 +413,7 @@ class Store:
                 .execute(data)
             )
         )
-        return len(rows)
+        return data.num_rows
 
     def move_source(self, old: str, new: SourceDoc) -> int:
         """Give ``old``'s chunks (vectors included) to ``new.source`` in one commit."""

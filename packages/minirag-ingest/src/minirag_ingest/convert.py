@@ -18,12 +18,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from minirag_ingest.inflation import TooMuchInflation, check_inflation
 from minirag_ingest.ocr import (
     DEFAULT_MIN_CHARS_PER_PAGE,
     IMAGE_EXTENSIONS,
     OcrEngine,
     OcrError,
 )
+from minirag_ingest.text_encoding import NotText, detect_encoding
 
 SUPPORTED_EXTENSIONS: frozenset[str] = frozenset(
     {
@@ -104,6 +106,10 @@ def convert_file(
             )
         raise ConversionError(path, f"unsupported file type {path.suffix or '(none)'!r}")
     _check_size(path, max_file_size)
+    try:
+        check_inflation(path, kind, max_file_size)
+    except TooMuchInflation as exc:
+        raise ConversionError(path, str(exc)) from None
     if image:
         assert ocr is not None
         return _convert_image(path, kind, ocr)
@@ -262,6 +268,8 @@ def _run_markitdown(path: Path, kind: str) -> Any:
                 return converter.convert(stream, info)
     except OSError as exc:
         raise ConversionError(path, f"cannot read file: {exc.strerror or exc}") from exc
+    except NotText as exc:
+        raise ConversionError(path, str(exc)) from None
     except Exception as exc:
         raise ConversionError(path, _failure_reason(exc)) from exc
 
@@ -337,17 +345,8 @@ def _text_converter(kind: str) -> Any:
 
 
 def _text_charset(data: bytes) -> str:
-    """UTF-8 when the bytes are UTF-8 (a BOM is dropped), else charset-normalizer's best guess."""
-    if data.startswith(b"\xef\xbb\xbf"):
-        return "utf-8-sig"
-    try:
-        data.decode("utf-8")
-        return "utf-8"
-    except UnicodeDecodeError:
-        from charset_normalizer import from_bytes
-
-        best = from_bytes(data).best()
-        return best.encoding if best is not None else "utf-8"
+    """The encoding of a text format's bytes; :class:`NotText` for binary content."""
+    return detect_encoding(data)
 
 
 def _converter(kind: str, name: str | None) -> Any:

@@ -11,12 +11,14 @@ A remembered failure is forgotten, and the file read again, when:
 * the file changes: another size or mtime, unless its content hash is still the same (a touch);
 * what decided the failure changes: the package versions doing the conversion, the chunking
   scheme, MAX_FILE_SIZE, the OCR engine (the extra installed or removed, another language) or
-  RAG_OCR_MIN_CHARS_PER_PAGE, or the set of file types scanned;
+  RAG_OCR_MIN_CHARS_PER_PAGE, the set of file types scanned, or the conversion workers' limits
+  (RAG_CONVERT_MAX_MEMORY, RAG_CONVERT_TIMEOUT);
 * the file is gone, or is ingested after all.
 
 Only conversion failures are remembered: a file that could not be read (permissions, a drive
-that went away) or stored, or whose OCR failed in the engine itself (a model download), is
-tried again next time, since nothing says it would fail again.
+that went away) or stored, whose OCR failed in the engine itself (a model download), whose
+conversion ran out of time (the machine may have been busy) or was stopped, is tried again next
+time, since nothing says it would fail again.
 """
 
 from __future__ import annotations
@@ -51,6 +53,7 @@ def settings_key(
     ocr_min_chars_per_page: int,
     extensions: Iterable[str],
     scheme: int,
+    convert_limits: str = "",
 ) -> str:
     """One string naming everything that decides whether a file converts."""
     from importlib.metadata import PackageNotFoundError, version
@@ -69,6 +72,7 @@ def settings_key(
         f"ocr={ocr_engine}",
         f"ocr_min_chars_per_page={ocr_min_chars_per_page}",
         "extensions=" + ",".join(sorted(extensions)),
+        f"convert_limits={convert_limits}",
     ]
     return ";".join(parts)
 

@@ -11,8 +11,9 @@ says why), when the embedding model could not be loaded (``error`` names it, and
 left unread counts as failed) or when any item failed (a file that could not be read, a folder
 that could not be listed), matching the CLI's exit status; the counts and ``errors`` say what
 happened either way. A job asked to stop with :meth:`JobManager.cancel` ends ``interrupted``
-after the commit in flight. Counts, errors and ``{done, total}`` progress can be read while the
-job runs.
+after the commit in flight. Counts, errors and ``{done, total}`` progress (in files) can be read
+while the job runs; while one long document is embedded, progress also carries
+``chunksEmbedded`` and ``chunksToEmbed``.
 
 Jobs live as long as the process; the most recent :data:`KEEP_FINISHED` finished jobs are kept.
 """
@@ -66,7 +67,7 @@ class JobStatus:
     scope: str | None
     counts: dict[str, int]
     errors: list[dict[str, str]]
-    progress: dict[str, int]  # {"done": …, "total": …}
+    progress: dict[str, int]  # {"done": …, "total": …}, plus chunksEmbedded/chunksToEmbed
     started_at: float
     finished_at: float | None = None
     error: str | None = None  # why the sync itself stopped, when it raised
@@ -129,13 +130,17 @@ class _Job:
         if self.error is not None:
             errors.append({"path": self.scope or "", "reason": self.error})
         error = self.error if self.error is not None else self.report.error
+        progress = {"done": self.done, "total": self.total}
+        embedding = self.report.embedding
+        if embedding is not None and self.state == "running":
+            progress.update(chunksEmbedded=embedding[0], chunksToEmbed=embedding[1])
         return JobStatus(
             job_id=self.job_id,
             state=self.state,
             scope=self.scope,
             counts=self.report.counts(),
             errors=errors,
-            progress={"done": self.done, "total": self.total},
+            progress=progress,
             started_at=self.started_at,
             finished_at=self.finished_at,
             error=error,

@@ -7,23 +7,27 @@ several documents and embed their chunks in one batch with :meth:`Pipeline.store
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from minirag_index import ChunkInput, MiniragIndex, SourceDoc, rebuild_document
 from minirag_ingest.chunking import SCHEME_VERSION, chunk_markdown
 from minirag_ingest.convert import SUPPORTED_EXTENSIONS, Converted
 from minirag_ingest.convert import convert_content as _convert_content
-from minirag_ingest.convert import convert_file as _convert_file
 from minirag_ingest.dates import document_date
 from minirag_ingest.labels.resolve import ModelSession, relative_path, resolve_labels
 from minirag_ingest.labels.taxonomy import Taxonomy, TaxonomyError, TaxonomyLoader
+from minirag_ingest.names import id_name, to_id
 from minirag_ingest.no_text import NoText, holds_text
 from minirag_ingest.ocr import DEFAULT_MIN_CHARS_PER_PAGE, OcrEngine
 from minirag_ingest.pages import PageIndex
+from minirag_ingest.reading import FileRead, ReadRequest, read_contained
+from minirag_ingest.reading import file_hash as file_hash  # sync and benchmarks use it from here
 from minirag_ingest.roots import Roots
 from minirag_ingest.scan import is_excluded
 from minirag_ingest.settings import IngestSettings
@@ -31,8 +35,14 @@ from minirag_ingest.titles import choose_title, title_prefix_for_chunk
 from minirag_ingest.urls import check_scheme, fetch
 from minirag_ingest.web import convert_page
 
+if TYPE_CHECKING:
+    from minirag_ingest.convert_pool import ConversionPool
+
+log = logging.getLogger(__name__)
 ContentFormat = Literal["text", "markdown", "html"]
-_HASH_BLOCK = 1 << 20
+# Chunks embedded per call: as many as a sync's batch holds, so only a document longer than
+# that is embedded in several calls (each call sorts its texts by length to save padding).
+EMBED_SLICE = 512
 
 
 class IngestRefused(ValueError):
@@ -115,30 +125,52 @@ class LabelJob:
         self.close()
 
 
-def file_hash(path: Path) -> str:
-    digest = hashlib.blake2b(digest_size=16)
-    with open(path, "rb") as handle:
-        while block := handle.read(_HASH_BLOCK):
-            digest.update(block)
-    return digest.hexdigest()
+def with_title_line(
+    chunks: list[ChunkInput],
+    title: str,
+    count_tokens: Callable[[str], int] | None = None,
+    budget: int | None = None,
+) -> list[ChunkInput]:
+    """Prepend "# Title" to chunk 0 as context, unless it already carries the title.
 
-
-def with_title_line(chunks: list[ChunkInput], title: str) -> list[ChunkInput]:
-    """Prepend "# Title" to chunk 0 as context, unless it already carries the title."""
+    With a token counter and budget, the title is shortened word by word (ending in "…") to
+    fit what chunk 0 leaves of the budget, and left out when not even one word fits."""
     if not chunks or not title:
         return chunks
     prefix = title_prefix_for_chunk(title, chunks[0].text)
     if prefix is None:
         return chunks
     first = chunks[0]
+    if count_tokens is not None and budget is not None:
+        prefix = _fitted_prefix(prefix, first.text, count_tokens, budget)
+        if prefix is None:
+            return chunks
     seeded = replace(
         first, text=prefix + first.text, context_chars=first.context_chars + len(prefix)
     )
     return [seeded, *chunks[1:]]
 
 
+def _fitted_prefix(
+    prefix: str, text: str, count_tokens: Callable[[str], int], budget: int
+) -> str | None:
+    """``prefix`` ("# Title\n\n"), shortened until it and ``text`` fit ``budget``; or None."""
+    if count_tokens(prefix + text) <= budget:
+        return prefix
+    words = prefix[2:].split()
+    for keep in range(len(words) - 1, 0, -1):
+        shorter = "# " + " ".join(words[:keep]) + " …\n\n"
+        if count_tokens(shorter + text) <= budget:
+            return shorter
+    return None
+
+
 class Pipeline:
-    """Ingests into ``index`` files under ``roots``, text handed in, and fetched URLs."""
+    """Ingests into ``index`` files under ``roots``, text handed in, and fetched URLs.
+
+    With a ``pool`` (:class:`~minirag_ingest.convert_pool.ConversionPool`) files are converted
+    in its worker processes, under its memory and time limits; without one, in this process.
+    """
 
     def __init__(
         self,
@@ -150,8 +182,10 @@ class Pipeline:
         ocr: OcrEngine | None = None,
         ocr_min_chars_per_page: int = DEFAULT_MIN_CHARS_PER_PAGE,
         taxonomy: TaxonomyLoader | None = None,
+        pool: ConversionPool | None = None,
     ):
         self.index = index
+        self.pool = pool
         self.roots = roots
         self.settings = settings
         self.taxonomy = taxonomy
@@ -207,7 +241,12 @@ class Pipeline:
             )
             for c, page in zip(chunked.chunks, pages, strict=True)
         ]
-        return with_title_line(chunks, title)
+        return with_title_line(
+            chunks,
+            title,
+            self.index.embedder.token_counter(),
+            self.index.settings.CHUNK_TOKEN_BUDGET,
+        )
 
     def signature_for(self, text: str) -> bytes | None:
         from minirag_index.lookalike import signature_bytes  # numpy + datasketch: on first use
@@ -220,42 +259,69 @@ class Pipeline:
         signature = self.signature_for(rebuild_document(chunks))
         return Prepared(replace(doc, signature=signature, scheme=SCHEME_VERSION), chunks)
 
+    @property
+    def read_ahead(self) -> int:
+        """How many files a sync may hand to the workers ahead of the one it is storing."""
+        return self.pool.size if self.pool is not None else 0
+
+    def start_reading(self, path: Path, content_hash: str | None = None) -> Future[FileRead]:
+        """Begin reading one file: in a worker when there is a pool, else here and now."""
+        request = ReadRequest(
+            path=os.fspath(path),
+            roots=tuple(str(root) for root in self.roots),
+            max_file_size=self.settings.max_file_size,
+            ocr_min_chars_per_page=self.ocr_min_chars_per_page,
+            content_hash=content_hash,
+        )
+        if self.pool is not None:
+            return self.pool.submit(request)
+        future: Future[FileRead] = Future()
+        try:
+            future.set_result(read_contained(request, self.ocr))
+        except Exception as exc:
+            future.set_exception(exc)
+        return future
+
     def prepare_file(
-        self, path: Path, *, content_hash: str | None = None, labels: LabelJob | None = None
+        self,
+        path: Path,
+        *,
+        content_hash: str | None = None,
+        labels: LabelJob | None = None,
+        reading: Future[FileRead] | None = None,
     ) -> Prepared:
         """Convert, chunk and label one file (``path`` is the path it is indexed under).
 
-        ``labels`` is the job's labelling; without it a labelling is opened for this file."""
+        ``labels`` is the job's labelling; without it a labelling is opened for this file.
+        ``reading`` is the file's :meth:`start_reading`, when the caller started it already."""
         path = Path(path)
-        stat = path.stat()
-        converted = _convert_file(
-            path,
-            max_file_size=self.settings.max_file_size,
-            ocr=self.ocr,
-            ocr_min_chars_per_page=self.ocr_min_chars_per_page,
-        )
+        read = (reading or self.start_reading(path, content_hash)).result()
+        for warning in read.warnings:
+            log.warning("%s", warning)
+        converted = read.converted
         if not holds_text(converted.markdown):
             raise NoText(path)
+        name = id_name(path)
         title = choose_title(
             metadata_title=converted.metadata_title,
             markdown=converted.markdown,
-            file_name=path.name,
+            file_name=name,
         )
-        date = document_date(converted.markdown, path.name, stat.st_mtime)
+        date = document_date(converted.markdown, name, read.mtime)
         doc = SourceDoc(
-            source=str(path),
+            source=to_id(path),
             source_type="file",
             title=title,
-            content_hash=content_hash or file_hash(path),
-            size=stat.st_size,
-            mtime=stat.st_mtime,
+            content_hash=read.content_hash,
+            size=read.size,
+            mtime=read.mtime,
             doc_date=date.date.isoformat() if date else None,
             date_source=date.source if date else None,
             ocr_engine=converted.ocr_engine,
         )
         prepared = self._finish(doc, self.chunk(converted, title))
-        rel_path = relative_path(path, self.roots)
-        return self._label(prepared, converted.markdown, rel_path, path.name, labels)
+        rel_path = relative_path(to_id(path), self.roots)
+        return self._label(prepared, converted.markdown, rel_path, name, labels)
 
     def prepare_content(
         self,
@@ -293,11 +359,21 @@ class Pipeline:
         return self._label(prepared, converted.markdown, None, None, labels)
 
     # -- storing ---------------------------------------------------------------------------
-    def store(self, items: Sequence[Prepared]) -> list[IngestResult]:
-        """Embed the chunks of all ``items`` in one pass and store them all in one commit."""
+    def store(
+        self, items: Sequence[Prepared], on_embedded: Callable[[int, int], None] | None = None
+    ) -> list[IngestResult]:
+        """Embed the chunks of all ``items`` and store them all in one commit.
+
+        Chunks are embedded :data:`EMBED_SLICE` at a time, ``on_embedded(done, total)`` called
+        after each slice: one long document (a 50 MB text is some 140,000 chunks) shows its
+        progress while it is embedded, instead of a sync that seems to hang on it."""
         texts = [chunk.text for item in items for chunk in item.chunks]
         self.index.check_model()  # before embedding what another model's index would refuse
-        vectors = self.index.embedder.embed_passages(texts)
+        vectors: list = []
+        for start in range(0, len(texts), EMBED_SLICE):
+            vectors.extend(self.index.embedder.embed_passages(texts[start : start + EMBED_SLICE]))
+            if on_embedded is not None and len(texts) > EMBED_SLICE:
+                on_embedded(len(vectors), len(texts))
         embedded, start = [], 0
         for item in items:
             end = start + len(item.chunks)

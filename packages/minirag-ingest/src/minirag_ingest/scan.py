@@ -23,6 +23,7 @@ from pathlib import Path
 
 import pathspec
 
+from minirag_ingest.names import to_id
 from minirag_ingest.roots import Roots, is_within
 
 SUPPORTED_EXTENSIONS: frozenset[str] = frozenset(
@@ -57,6 +58,11 @@ class ScannedFile:
     real: Path  # the file that will actually be read
     size: int
     mtime: float
+
+    @property
+    def source(self) -> str:
+        """The source id the file is indexed under (:func:`minirag_ingest.names.to_id`)."""
+        return to_id(self.path)
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,8 @@
 """Ingest configuration read from the environment, and document-root resolution.
 
 Variables carry no prefix (``BASE_DIR``, ``BASE_DIRS``, ``DB_PATH``, ``MAX_FILE_SIZE``,
-``ALLOW_PRIVATE_URLS``). A variable set to an empty string counts as unset, since launchers such
+``ALLOW_PRIVATE_URLS``), except the conversion limits ``RAG_CONVERT_MAX_MEMORY`` and
+``RAG_CONVERT_TIMEOUT``. A variable set to an empty string counts as unset, since launchers such
 as the Claude Desktop bundle pass empty values for fields the user left blank.
 
 ``BASE_DIRS`` is kept as raw text on the model and only parsed by :func:`resolve_roots`, so a
@@ -19,6 +20,10 @@ from pydantic import ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 DEFAULT_MAX_FILE_SIZE = 104_857_600  # 100 MB
+DEFAULT_CONVERT_MAX_MEMORY = 1 << 30  # 1 GB for conversion, each worker and all together
+DEFAULT_CONVERT_TIMEOUT = 120.0  # seconds for one file's conversion
+MIN_CONVERT_MEMORY = 64 << 20  # below this nothing converts; catches "1" meant as 1 GB
+_SIZE_SUFFIXES = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
 DB_SUBDIR = Path(".minirag") / "lancedb"
 
 _TRUE_WORDS = frozenset({"1", "true", "yes", "on"})
@@ -47,11 +52,23 @@ class IngestSettings(BaseSettings):
     db_path: str | None = None
     max_file_size: int = DEFAULT_MAX_FILE_SIZE
     allow_private_urls: bool = False
+    rag_convert_max_memory: int = DEFAULT_CONVERT_MAX_MEMORY
+    rag_convert_timeout: float = DEFAULT_CONVERT_TIMEOUT
 
     @field_validator("max_file_size", mode="before")
     @classmethod
     def _positive_bytes(cls, value: Any) -> int:
         return parse_max_file_size(value)
+
+    @field_validator("rag_convert_max_memory", mode="before")
+    @classmethod
+    def _memory(cls, value: Any) -> int:
+        return parse_memory(value)
+
+    @field_validator("rag_convert_timeout", mode="before")
+    @classmethod
+    def _timeout(cls, value: Any) -> float:
+        return parse_timeout(value)
 
     @field_validator("allow_private_urls", mode="before")
     @classmethod
@@ -87,6 +104,46 @@ def parse_max_file_size(value: Any) -> int:
             f"e.g. 104857600 for 100 MB; got {value!r}"
         )
     return size
+
+
+def parse_memory(value: Any) -> int:
+    """RAG_CONVERT_MAX_MEMORY: bytes, or a whole number with K, M or G (powers of 1024)."""
+    size = 0
+    if isinstance(value, int) and not isinstance(value, bool):
+        size = value
+    elif isinstance(value, str):
+        text = value.strip().upper().removesuffix("B")
+        unit = text[-1] if text and text[-1] in "KMG" else ""
+        number = text[: len(text) - len(unit)]
+        if number.isdigit():
+            size = int(number) * _SIZE_SUFFIXES[unit]
+    if size < MIN_CONVERT_MEMORY:
+        raise ValueError(
+            "RAG_CONVERT_MAX_MEMORY must be a size of at least 64M: bytes, or a whole number "
+            f"with K, M or G, e.g. 1G or 1536M; got {value!r}"
+        )
+    return size
+
+
+def parse_timeout(value: Any) -> float:
+    """RAG_CONVERT_TIMEOUT: a positive number of seconds."""
+    try:
+        seconds = float(value) if not isinstance(value, bool) else 0.0
+    except (TypeError, ValueError):
+        seconds = 0.0
+    if not seconds > 0 or seconds == float("inf"):
+        raise ValueError(
+            f"RAG_CONVERT_TIMEOUT must be a positive number of seconds, e.g. 120; got {value!r}"
+        )
+    return seconds
+
+
+def describe_bytes(count: int) -> str:
+    """A size as a person reads it: 1 GB, 1.5 GB, 512 MB, 20 KB."""
+    for unit, scale in (("GB", 1 << 30), ("MB", 1 << 20), ("KB", 1 << 10)):
+        if count >= scale:
+            return f"{count / scale:.1f}".removesuffix(".0") + f" {unit}"
+    return f"{count} bytes"
 
 
 def load_settings(**overrides: Any) -> IngestSettings:

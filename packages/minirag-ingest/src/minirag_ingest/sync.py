@@ -57,7 +57,10 @@ import logging
 import os
 import threading
 import unicodedata
+from collections import deque
 from collections.abc import Callable
+from concurrent import futures
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -73,9 +76,11 @@ from minirag_index.filters import decode_labels
 from minirag_index.scope import sql_string
 from minirag_ingest.chunking import SCHEME_VERSION
 from minirag_ingest.convert import ConversionError
+from minirag_ingest.convert_pool import PoolStopped
 from minirag_ingest.failures import FailureMemory, settings_key
 from minirag_ingest.labels.resolve import needs_relabel, relative_path
 from minirag_ingest.lock import SyncLock
+from minirag_ingest.names import id_name, to_id, to_path
 from minirag_ingest.no_text import NoText
 from minirag_ingest.ocr import IMAGE_EXTENSIONS, OcrError
 from minirag_ingest.roots import in_scope
@@ -84,6 +89,7 @@ from minirag_ingest.scan import ScannedFile, UnlistedFolder, is_excluded, scan
 if TYPE_CHECKING:
     from minirag_index import SourceInfo
     from minirag_ingest.pipeline import LabelJob, Pipeline, Prepared
+    from minirag_ingest.reading import FileRead
 
 log = logging.getLogger(__name__)
 
@@ -97,6 +103,7 @@ SIGN_BATCH = 256  # documents signed per read and per commit
 # to 18 s with the embedding replaced by random vectors (docs/benchmarks.md).
 REFRESH_EVERY = 2000
 KEPT_NAMES_SHOWN = 3
+STOP_POLL_SECONDS = 0.2  # how often a sync waiting on a conversion worker checks for a stop
 
 COUNT_NAMES = (
     "scanned",
@@ -132,6 +139,9 @@ class SyncReport:
     unreadable_files: list[str] = field(default_factory=list)  # the sources counted unreadable
     interrupted: bool = False  # asked to stop before the end; the next sync does the rest
     error: str | None = None  # why files could not be read at all (the embedding model)
+    # (chunks embedded, chunks to embed) while a batch longer than one embedding call is
+    # embedded - a single long document - else None.
+    embedding: tuple[int, int] | None = None
 
     @property
     def ok(self) -> bool:
@@ -148,7 +158,7 @@ class SyncReport:
         }
 
     def fail(self, path: str | os.PathLike[str], reason: str) -> None:
-        self.errors.append({"path": str(path), "reason": reason})
+        self.errors.append({"path": to_id(path), "reason": reason})
         self.failed += 1
 
 
@@ -229,6 +239,8 @@ class _Sync:
         self.labels: LabelJob = pipeline.labelling()
         self.label_errors: dict[str, dict[str, str]] = {}
         self.label_error_counts: dict[str, int] = {}
+        self.batch: list[tuple[_Work, Prepared]] = []  # read, waiting to be embedded and stored
+        self.batch_chunks = 0
         self.failures = FailureMemory(self.index.store.db_path, _failure_settings(pipeline))
 
     # -- the pass --------------------------------------------------------------------------
@@ -261,7 +273,7 @@ class _Sync:
         kept_behind: list[str] = []  # under a folder that could not be listed: never touched
         emptied: list[str] = []  # under a root that is an empty folder: may have moved away
         for folder in scanned.unlisted:
-            key = str(folder.path)
+            key = to_id(folder.path)
             under = sorted(s for s in indexed if in_scope(s, key))
             (emptied if folder.empty else kept_behind).append(key)
             if folder.is_root or under or (self.scope is not None and folder.path == self.scope):
@@ -276,7 +288,7 @@ class _Sync:
         kept_unread: list[str] = []  # read with OCR, which this install lacks
         for file in scanned.files:
             self.check_stop()
-            source = str(file.path)
+            source = file.source
             seen.add(source)
             info = indexed.get(source)
             if info is None:
@@ -317,7 +329,7 @@ class _Sync:
             if source in seen or _under_any(source, kept_behind):
                 continue
             protected = _under_any(source, emptied)
-            if not protected and os.path.lexists(source):
+            if not protected and os.path.lexists(to_path(source)):
                 if self.unreadable_here(source):
                     report.unreadable += 1
                     report.unreadable_files.append(source)
@@ -325,14 +337,14 @@ class _Sync:
                 doomed.append(source)  # still there but no longer scanned: excluded now
                 continue
             if info.scheme >= SCHEME_VERSION and source not in doubled:
-                origins.setdefault(_move_key(Path(source).name, info.size), []).append(info)
+                origins.setdefault(_move_key(id_name(source), info.size), []).append(info)
             if not protected:
                 doomed.append(source)
 
         # Moves: same name and bytes, old place gone. Nothing read or embedded again.
         planned: list[tuple[SourceInfo, ScannedFile, str]] = []
         for file in new:
-            candidates = origins.get(_move_key(file.path.name, file.size))
+            candidates = origins.get(_move_key(id_name(file.source), file.size))
             if not candidates:
                 work.append(_Work(file))
                 continue
@@ -368,7 +380,7 @@ class _Sync:
         self.remember_stats(touched)
 
         # Which documents to sign afterwards (those read again get a signature anyway).
-        rereading = {str(w.file.path) for w in work}
+        rereading = {w.file.source for w in work}
         gone = set(doomed) | moved_away
         unsigned = [
             source
@@ -401,8 +413,8 @@ class _Sync:
     # -- pieces ----------------------------------------------------------------------------
     def covers(self, source: str) -> bool:
         if self.scope is not None:
-            return in_scope(source, str(self.scope))
-        return any(in_scope(source, str(root)) for root in self.roots)
+            return in_scope(source, to_id(self.scope))
+        return any(in_scope(source, to_id(root)) for root in self.roots)
 
     def stored_twice(self, indexed: dict[str, SourceInfo]) -> set[str]:
         """Sources holding more rows than distinct chunk numbers: two writers stored them."""
@@ -426,7 +438,7 @@ class _Sync:
         the next sync skips them without hashing."""
         if not touched:
             return
-        stats = [(str(f.path), f.size, f.mtime) for f in touched]
+        stats = [(f.source, f.size, f.mtime) for f in touched]
         try:
             self.index.store.set_file_stats(stats)
         except Exception as exc:  # only costs a hash next time
@@ -447,7 +459,7 @@ class _Sync:
         if suffix not in IMAGE_EXTENSIONS or suffix in getattr(self.pipeline, "extensions", ()):
             return False
         try:
-            return is_excluded(source, self.roots) is None
+            return is_excluded(to_path(source), self.roots) is None
         except (OSError, ValueError):
             return True  # cannot tell: keep it
 
@@ -488,12 +500,12 @@ class _Sync:
             self.report.moved += len(batch)
             self.wrote = True
             self.advance(len(batch))
-            return {str(file.path): origin.source for origin, file, _ in batch}, []
+            return {file.source: origin.source for origin, file, _ in batch}, []
         moved: dict[str, str] = {}
         failed: list[tuple[ScannedFile, str]] = []
         for origin, file, digest in batch:
             doc = SourceDoc(
-                source=str(file.path),
+                source=file.source,
                 source_type="file",
                 content_hash=digest,
                 size=file.size,
@@ -515,55 +527,88 @@ class _Sync:
         self.index.store.move_sources(
             {
                 origin.source: SourceDoc(
-                    source=str(file.path), content_hash=digest, size=file.size, mtime=file.mtime
+                    source=file.source, content_hash=digest, size=file.size, mtime=file.mtime
                 )
                 for origin, file, digest in batch
             }
         )
 
     def read_again(self, work: list[_Work]) -> None:
-        """Convert, chunk, embed and store ``work``, a batch of documents per commit.
+        """Convert, chunk, embed and store ``work``, a batch of documents per commit. With
+        conversion workers, the next few files are handed to them while this thread chunks and
+        embeds the current one.
 
         Stopping abandons the documents prepared since the last commit (nothing of them is
         written); an embedding model that cannot be loaded fails every file not stored yet."""
-        batch: list[tuple[_Work, Prepared]] = []
-        chunks = 0
-        for position, item in enumerate(work):
-            self.check_stop()
-            remembered = self.remembered_failure(item)
-            if remembered is not None:  # failed last time and nothing changed: not read again
-                self.report.fail(item.file.path, remembered)
-                self.advance(1)
-                continue
-            try:
-                prepared = self.pipeline.prepare_file(
-                    item.file.path, content_hash=item.content_hash, labels=self.labels
-                )
-            except ConversionError as exc:
-                self.report.fail(item.file.path, exc.reason)
-                self.remember_failure(item, exc)
-                if isinstance(exc, NoText):
-                    self.drop_stale_entry(item)
-                self.advance(1)
-                continue
-            except IndexMismatchError:
-                raise
-            except ModelLoadError as exc:
-                self.model_failed(exc, len(batch) + len(work) - position)
-                return
-            except Exception as exc:
-                self.report.fail(item.file.path, _describe(exc))
-                self.advance(1)
-                continue
-            self.failures.forget(str(item.file.path))
-            batch.append((item, prepared))
-            chunks += len(prepared.chunks)
-            if len(batch) >= BATCH_DOCS or chunks >= BATCH_CHUNKS:
-                if not self.store_or_fail(batch, len(work) - position - 1):
+        ahead = getattr(self.pipeline, "read_ahead", 0)
+        reading: deque[tuple[_Work, Future[FileRead] | None]] = deque()
+        queued = iter(work)
+        left = len(work)  # files not taken up yet
+        try:
+            while True:
+                while len(reading) <= ahead and (item := next(queued, None)) is not None:
+                    remembered = self.remembered_failure(item)
+                    if remembered is not None:  # failed last time, nothing changed: not read
+                        left -= 1
+                        self.report.fail(item.file.path, remembered)
+                        self.advance(1)
+                        continue
+                    started = (
+                        self.pipeline.start_reading(item.file.path, item.content_hash)
+                        if ahead
+                        else None
+                    )
+                    reading.append((item, started))
+                if not reading:
+                    break
+                self.check_stop()
+                left -= 1
+                if not self.read_one(*reading.popleft(), left):
                     return
-                batch, chunks = [], 0
-        if batch:
-            self.store_or_fail(batch, 0)
+            if self.batch:
+                batch, self.batch, self.batch_chunks = self.batch, [], 0
+                self.store_or_fail(batch, 0)
+        finally:
+            for _, started in reading:  # the sync stopped early: nobody wants these now
+                if started is not None:
+                    started.cancel()
+
+    def read_one(self, item: _Work, started: Future[FileRead] | None, left: int) -> bool:
+        """Prepare one file and store the batch once it is full; False when the embedding
+        model failed (``left`` is how many files come after this one)."""
+        more: dict[str, Future[FileRead]] = {}
+        if started is not None:
+            self.wait_for(started)
+            more["reading"] = started
+        try:
+            prepared = self.pipeline.prepare_file(
+                item.file.path, content_hash=item.content_hash, labels=self.labels, **more
+            )
+        except ConversionError as exc:
+            if isinstance(exc, PoolStopped):
+                self.check_stop()  # the workers were stopped because the sync is stopping
+            self.report.fail(item.file.path, exc.reason)
+            self.remember_failure(item, exc)
+            if isinstance(exc, NoText):
+                self.drop_stale_entry(item)
+            self.advance(1)
+            return True
+        except IndexMismatchError:
+            raise
+        except ModelLoadError as exc:
+            self.model_failed(exc, len(self.batch) + left + 1)
+            return False
+        except Exception as exc:
+            self.report.fail(item.file.path, _describe(exc))
+            self.advance(1)
+            return True
+        self.failures.forget(item.file.source)
+        self.batch.append((item, prepared))
+        self.batch_chunks += len(prepared.chunks)
+        if len(self.batch) >= BATCH_DOCS or self.batch_chunks >= BATCH_CHUNKS:
+            batch, self.batch, self.batch_chunks = self.batch, [], 0
+            return self.store_or_fail(batch, left)
+        return True
 
     def store_or_fail(self, batch: list[tuple[_Work, Prepared]], left: int) -> bool:
         """Store ``batch``; False when the model failed (the batch and ``left`` more files are
@@ -602,13 +647,13 @@ class _Sync:
                 return None
 
         file = item.file
-        return self.failures.recall(str(file.path), file.size, file.mtime, digest)
+        return self.failures.recall(file.source, file.size, file.mtime, digest)
 
     def drop_stale_entry(self, item: _Work) -> None:
         """A file that converts to no text keeps no entry from an earlier reading (such as a
         title-only document from before that was a failure); one that fails otherwise keeps
         what was indexed, since the next attempt may read it again."""
-        source = str(item.file.path)
+        source = item.file.source
         try:
             if self.index.store.delete_source(source):
                 self.wrote = True
@@ -627,16 +672,21 @@ class _Sync:
         except OSError:
             return
         file = item.file
-        self.failures.remember(str(file.path), file.size, file.mtime, digest, exc.reason)
+        self.failures.remember(file.source, file.size, file.mtime, digest, exc.reason)
 
     def store(self, batch: list[tuple[_Work, Prepared]]) -> None:
         for item, _ in batch:
             if item.repair:
-                self.index.store.delete_source(str(item.file.path))
+                self.index.store.delete_source(item.file.source)
         for item, prepared in batch:
-            self.label_problems(str(item.file.path), prepared.label_problems)
+            self.label_problems(item.file.source, prepared.label_problems)
+
+        def embedded(done: int, total: int) -> None:
+            self.report.embedding = (done, total)
+            self.tell()
+
         try:
-            stored = len(self.pipeline.store([prepared for _, prepared in batch]))
+            stored = len(self.pipeline.store([prepared for _, prepared in batch], embedded))
         except (IndexMismatchError, ModelLoadError):
             raise
         except Exception as exc:
@@ -650,6 +700,8 @@ class _Sync:
                     raise
                 except Exception as single:
                     self.report.fail(item.file.path, f"could not store it: {_describe(single)}")
+        finally:
+            self.report.embedding = None
         self.report.ingested += stored
         self.wrote = True
         self.advance(len(batch))
@@ -781,6 +833,13 @@ class _Sync:
         if self.stop is not None and self.stop.is_set():
             raise _Stopped
 
+    def wait_for(self, reading: Future[FileRead]) -> None:
+        """Wait for a worker's conversion, stopping as soon as the sync is asked to (the
+        worker finishes that one file on its own, within its time limit)."""
+        while not reading.done():
+            self.check_stop()
+            futures.wait([reading], timeout=STOP_POLL_SECONDS)
+
     def advance(self, files: int) -> None:
         if files:
             self.done += files
@@ -805,7 +864,15 @@ def _failure_settings(pipeline: Pipeline) -> str:
         ocr_min_chars_per_page=getattr(pipeline, "ocr_min_chars_per_page", 0),
         extensions=getattr(pipeline, "extensions", ()),
         scheme=SCHEME_VERSION,
+        convert_limits=_convert_limits(pipeline),
     )
+
+
+def _convert_limits(pipeline: Pipeline) -> str:
+    pool = getattr(pipeline, "pool", None)
+    if pool is None:
+        return ""
+    return f"{pool.limits.max_memory}:{pool.limits.timeout:g}"
 
 
 def _under_any(source: str, folders: list[str]) -> bool:

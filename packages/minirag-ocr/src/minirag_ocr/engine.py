@@ -40,6 +40,16 @@ class RapidOcrEngine:
         self._lock = threading.RLock()
         self._ocr: Any = None
 
+    def __getstate__(self) -> dict[str, Any]:
+        """Sent to a conversion worker as its settings: the worker loads its own models."""
+        return {"lang": self.lang, "models": self.models}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.lang = state["lang"]
+        self.models = state["models"]
+        self._lock = threading.RLock()
+        self._ocr = None
+
     # -- the interface -----------------------------------------------------------------------
     def recognise_image(self, path: Path) -> list[str]:
         from PIL import Image, ImageOps, ImageSequence
@@ -82,6 +92,9 @@ class RapidOcrEngine:
     def _engine(self) -> Any:
         if self._ocr is None:
             rec_model = self.models.path_for(self.lang)  # raises OcrError on a failed download
+            from minirag_index.telemetry import keep_onnxruntime_offline
+
+            keep_onnxruntime_offline()  # before RapidOCR loads onnxruntime
             from rapidocr_onnxruntime import RapidOCR
 
             # The text-line orientation classifier is off: on clean scans it turned whole lines

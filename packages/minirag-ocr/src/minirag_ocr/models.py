@@ -103,6 +103,17 @@ class ModelStore:
         self._verified: dict[str, Path] = {}
         self._failed: dict[str, tuple[float, str]] = {}
 
+    def __getstate__(self) -> dict[str, object]:
+        """Sent to a conversion worker as its settings: no lock, nothing verified yet."""
+        return {"folder": self.folder, "base_url": self.base_url}
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        self.folder = state["folder"]
+        self.base_url = state["base_url"]
+        self._lock = threading.Lock()
+        self._verified = {}
+        self._failed = {}
+
     def path_for(self, lang: str) -> Path | None:
         """The checked model file for ``lang``; ``None`` means the bundled model.
 

@@ -2,4 +2,5 @@
 
 from minirag_mcp.cli import main
 
-main()
+if __name__ == "__main__":  # not again in a conversion worker started by spawning
+    main()

@@ -28,8 +28,11 @@ def main(argv: list[str] | None = None) -> None:
         with interrupt.handled(cooperative=args[0] in STOPPABLE):
             from minirag_mcp.commands import main as run_command
 
-            code = run_command(args)
-            sys.stdout.flush()
+            try:
+                code = run_command(args)
+                sys.stdout.flush()
+            finally:
+                stop_conversion_workers()
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         code = interrupt.EXIT_INTERRUPTED
@@ -40,6 +43,14 @@ def main(argv: list[str] | None = None) -> None:
         os.dup2(devnull, sys.stdout.fileno())
         code = EXIT_BROKEN_PIPE
     sys.exit(code)
+
+
+def stop_conversion_workers() -> None:
+    """Conversion workers end with the command, while its signal handling still applies:
+    left to the interpreter's exit, their shutdown would be a window where Ctrl-C kills."""
+    pool = sys.modules.get("minirag_ingest.convert_pool")
+    if pool is not None:
+        pool.stop_all()
 
 
 if __name__ == "__main__":

@@ -61,7 +61,10 @@ def warn(message: str) -> None:
 
 
 def emit_json(payload: dict[str, Any]) -> None:
-    print(json.dumps(payload, ensure_ascii=False, indent=2))
+    """The payload as JSON, always valid UTF-8 (undecodable bytes in names are escaped)."""
+    from minirag_ingest.names import json_safe
+
+    print(json.dumps(json_safe(payload), ensure_ascii=False, indent=2))
 
 
 def fail(common: Any, message: str, code: int = EXIT_FAILED) -> int:
@@ -706,7 +709,7 @@ def ingest_folder(common: Any, folder: str) -> int:
                 state = "interrupted"
                 break
             try:
-                results.append(ops.ingest_file(ctx, str(item.path), labels))
+                results.append(ops.ingest_file(ctx, item.source, labels))
             except ModelLoadError as exc:  # no file after this one can be read either
                 left = len(files) - done
                 failed += left
@@ -717,7 +720,7 @@ def ingest_folder(common: Any, folder: str) -> int:
                 break
             except Exception as exc:
                 failed += 1
-                errors.append({"path": str(item.path), "reason": error_message(exc)})
+                errors.append({"path": item.source, "reason": error_message(exc)})
             bar.update(done + 1, len(files))
     bar.close()
     for unlisted in scanned.unlisted:

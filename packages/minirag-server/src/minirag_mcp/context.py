@@ -15,6 +15,7 @@ from minirag_mcp.wording import MCP, Wording
 
 if TYPE_CHECKING:
     from minirag_index import MiniragIndex
+    from minirag_ingest.convert_pool import ConversionPool
     from minirag_ingest.jobs import JobManager
     from minirag_ingest.labels.taxonomy import TaxonomyLoader
     from minirag_ingest.pipeline import Pipeline
@@ -68,6 +69,7 @@ class AppContext:
         self._pipeline: Pipeline | None = None
         self._jobs: JobManager | None = None
         self._taxonomy: TaxonomyLoader | None = None
+        self._pool: ConversionPool | None = None
         self.wording: Wording = MCP  # how messages name arguments (the CLI sets its own)
 
     def require_config(self) -> Config:
@@ -126,6 +128,7 @@ class AppContext:
     def pipeline(self) -> Pipeline:
         if self._pipeline is None:
             config = self.require_config()
+            from minirag_ingest.convert_pool import ConversionPool, PoolLimits
             from minirag_ingest.ocr import load_ocr_engine
             from minirag_ingest.pipeline import Pipeline
             from minirag_ingest.settings import ConfigError
@@ -137,6 +140,11 @@ class AppContext:
                         engine = load_ocr_engine(config.ocr)
                     except ConfigError as exc:  # load_config checks this first; belt and braces
                         raise ConfigurationError(f"Configuration error: {exc}") from None
+                    limits = PoolLimits(
+                        max_memory=config.ingest.rag_convert_max_memory,
+                        timeout=config.ingest.rag_convert_timeout,
+                    )
+                    self._pool = ConversionPool(limits, ocr=engine)
                     self._pipeline = Pipeline(
                         index,
                         roots,
@@ -144,6 +152,7 @@ class AppContext:
                         ocr=engine,
                         ocr_min_chars_per_page=config.ocr.RAG_OCR_MIN_CHARS_PER_PAGE,
                         taxonomy=self.taxonomy,
+                        pool=self._pool,
                     )
         return self._pipeline
 
@@ -162,6 +171,11 @@ class AppContext:
         """Stop the syncs still running (each after its commit in flight) and wait for them."""
         if self._jobs is not None:
             self._jobs.cancel_all(timeout)
+
+    def stop_workers(self) -> None:
+        """Stop the conversion workers (they start again when a file needs converting)."""
+        if self._pool is not None:
+            self._pool.stop()
 
     def display_path(self, source: str) -> str:
         return self.roots.display_path(source)

@@ -48,8 +48,11 @@ def require_absolute(path: str | None, argument: str = "filePath") -> str:
 
 
 def _contained(ctx: AppContext, path: str) -> str:
-    """Check ``path`` lies inside a root (raises PathOutsideRoots) and return it."""
-    ctx.roots.contain(path)
+    """Check the file a source id names lies inside a root (raises PathOutsideRoots) and
+    return the id."""
+    from minirag_ingest.names import to_path
+
+    ctx.roots.contain(to_path(path))
     return path
 
 
@@ -63,7 +66,9 @@ def _lookup_source(ctx: AppContext, file_path: str | None, source: str | None) -
     known = ctx.index.sources(path)
     if path in known:
         return path
-    real = str(Path(path).resolve())
+    from minirag_ingest.names import to_id, to_path
+
+    real = to_id(Path(to_path(path)).resolve())
     if real in ctx.index.sources(real):
         return real
     return path
@@ -388,7 +393,9 @@ def status(ctx: AppContext) -> dict[str, Any]:
 def _scope_path(ctx: AppContext, scope: str | None) -> Path | None:
     if scope is None or not str(scope).strip():
         return None
-    return Path(_contained(ctx, require_absolute(scope, ctx.wording.arg("scope"))))
+    from minirag_ingest.names import to_path
+
+    return Path(to_path(_contained(ctx, require_absolute(scope, ctx.wording.arg("scope")))))
 
 
 def sync_start(ctx: AppContext, scope: str | None = None) -> dict[str, Any]:
@@ -455,9 +462,11 @@ def ingest_file(ctx: AppContext, file_path: str, labels: Any = None) -> dict[str
 
     ``labels`` is a job's labelling (:meth:`Pipeline.labelling`) shared by several ingests, as
     the CLI's folder ingest does; without it this call is a labelling job of its own."""
+    from minirag_ingest.names import to_path
+
     ctx.require_places()
     path = _contained(ctx, require_absolute(file_path))
-    return _ingest_payload(ctx.pipeline.ingest_file(Path(path), labels=labels))
+    return _ingest_payload(ctx.pipeline.ingest_file(Path(to_path(path)), labels=labels))
 
 
 def ingest_data(
@@ -709,13 +718,15 @@ def delete_file(
 def _unscanned_image(ctx: AppContext, source: str) -> bool:
     """An indexed image still on disk that the scan skips because the [ocr] extra is absent
     (sync keeps it as unreadable), rather than one that is gone or excluded by a rule."""
+    from minirag_ingest.names import to_path
     from minirag_ingest.ocr import IMAGE_EXTENSIONS
     from minirag_ingest.scan import is_excluded
 
-    if Path(source).suffix.lower() not in IMAGE_EXTENSIONS or not os.path.lexists(source):
+    path = to_path(source)
+    if Path(path).suffix.lower() not in IMAGE_EXTENSIONS or not os.path.lexists(path):
         return False
     try:
-        return is_excluded(source, ctx.roots) is None
+        return is_excluded(path, ctx.roots) is None
     except (OSError, ValueError):
         return True  # cannot tell: sync keeps it too
 
@@ -735,6 +746,7 @@ def list_files(
     view = label_view(ctx, labels, date_from, date_to, sort)
     from minirag_index import in_scope
     from minirag_ingest.chunking import SCHEME_VERSION
+    from minirag_ingest.names import to_id
     from minirag_ingest.pages import lacks_pages
     from minirag_ingest.scan import ScopeExcluded, scan
 
@@ -760,7 +772,7 @@ def list_files(
     files: list[dict[str, Any]] = []
     seen: set[str] = set()
     for item in scanned.files if scanned else []:
-        path = str(item.path)
+        path = item.source
         seen.add(path)
         info = indexed.get(path)
         row: dict[str, Any] = {"path": path, "displayPath": _display(ctx, path)}
@@ -780,7 +792,7 @@ def list_files(
             row["title"] = info.title
             row["ocrEngine"] = info.ocr_engine or ""
         files.append(row)
-    unlisted = [u for u in scanned.unlisted] if scanned else []
+    unlisted = [to_id(u.path) for u in scanned.unlisted] if scanned else []
     for source, info in sorted(indexed.items()):
         if source in seen or not in_scope(source, scope_text):
             continue
@@ -797,7 +809,7 @@ def list_files(
             )
             continue
         state = "missing"
-        if any(Path(source) == u.path or u.path in Path(source).parents for u in unlisted):
+        if any(in_scope(source, folder) for folder in unlisted):
             state = "unlisted"
         elif without_ocr and _unscanned_image(ctx, source):
             state = "unreadable"
@@ -818,6 +830,8 @@ def list_files(
     _filter_payload(view, out)
     if scanned and scanned.ignored:
         out["ignored"] = scanned.ignored
-    if unlisted:
-        out["unlistedFolders"] = [{"path": str(u.path), "reason": u.message} for u in unlisted]
+    if scanned and scanned.unlisted:
+        out["unlistedFolders"] = [
+            {"path": to_id(u.path), "reason": u.message} for u in scanned.unlisted
+        ]
     return out

@@ -2,7 +2,10 @@
 
 Every tool is a thin wrapper over the function of the same name in
 :mod:`minirag_mcp.operations`; the CLI calls the same functions. A failure comes back as a tool
-error carrying the reason, never as a crashed server.
+error carrying the reason, never as a crashed server: :class:`ToolCallGuard` turns anything a
+call raises into a tool error, and every result and message is made valid UTF-8 first, since a
+file name that is not (and the text derived from it) would otherwise fail to serialise and end
+the stdio session.
 """
 
 from __future__ import annotations
@@ -16,16 +19,19 @@ os.environ.setdefault("FASTMCP_CHECK_FOR_UPDATES", "off")
 os.environ.setdefault("PY_KEY_VALUE_DISABLE_BEARTYPE", "true")
 
 import asyncio
+import contextlib
 import inspect
 import logging
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from typing import Annotated, Any, Literal, TypeVar
 
 import anyio
 from fastmcp import Context, FastMCP
-from fastmcp.exceptions import ToolError
+from fastmcp.exceptions import FastMCPError, ToolError
+from fastmcp.server.middleware import Middleware
 from pydantic import Field
 
+from minirag_ingest.names import json_safe, safe_text
 from minirag_mcp import operations as ops
 from minirag_mcp.config import Config, load_config
 from minirag_mcp.context import AppContext
@@ -83,14 +89,37 @@ DateTo = Annotated[
 
 
 def call(operation: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-    """Run an operation, turning any failure into a ToolError with the reason."""
+    """Run an operation, turning any failure into a ToolError with the reason; the result is
+    made safe to serialise (see :func:`minirag_ingest.names.json_safe`)."""
     try:
-        return operation(*args, **kwargs)
+        return json_safe(operation(*args, **kwargs))
     except ToolError:
         raise
     except Exception as exc:
         log.debug("tool call failed", exc_info=True)
         raise ToolError(error_message(exc)) from exc
+
+
+class ToolCallGuard(Middleware):
+    """The last line: a tool call that raises anything - an exception no operation expected,
+    a result that cannot be serialised, even ``SystemExit`` from a library - answers with a
+    tool error naming the tool and the reason, and the server keeps serving."""
+
+    async def on_call_tool(self, context: Any, call_next: Any) -> Any:
+        try:
+            return await call_next(context)
+        except FastMCPError as exc:  # ours, and fastmcp's own (unknown tool, bad arguments)
+            try:
+                text = str(exc)
+            except Exception:
+                text = type(exc).__name__
+            if safe_text(text) == text:
+                raise
+            raise ToolError(safe_text(text)) from exc
+        except (Exception, SystemExit) as exc:
+            name = getattr(context.message, "name", "the tool")
+            log.warning("tool %s failed unexpectedly", name, exc_info=True)
+            raise ToolError(f"{name} failed unexpectedly: {error_message(exc)}") from exc
 
 
 def advertise_tools_only(mcp: FastMCP) -> None:
@@ -146,11 +175,21 @@ def create_app(config: Config | None = None) -> FastMCP:
     """Build the server for ``config`` (read from the environment when None)."""
     config = config if config is not None else load_config({})
     app_ctx = AppContext(config)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_server: FastMCP) -> AsyncIterator[dict[str, Any]]:
+        try:
+            yield {}
+        finally:  # the last client went away: no conversion worker outlives the session
+            await anyio.to_thread.run_sync(app_ctx.stop_workers)
+
     mcp = FastMCP(
         SERVER_NAME,
         instructions=build_instructions(config.instructions_append),
         version=config.version,
+        lifespan=lifespan,
     )
+    mcp.add_middleware(ToolCallGuard())
     mcp.app_context = app_ctx  # type: ignore[attr-defined]
     advertise_tools_only(mcp)
     reporters: set[asyncio.Task[None]] = set()
@@ -162,14 +201,20 @@ def create_app(config: Config | None = None) -> FastMCP:
             while True:
                 current = await anyio.to_thread.run_sync(ops.sync_status, app_ctx, job_id)
                 progress = current["progress"]
-                seen = (progress["done"], progress["total"])
+                seen = (progress["done"], progress["total"], progress.get("chunksEmbedded"))
                 if seen != last:
                     last = seen
+                    message = f"sync {current['state']}"
+                    if "chunksEmbedded" in progress:
+                        message += (
+                            f", embedding {progress['chunksEmbedded']} of "
+                            f"{progress['chunksToEmbed']} chunks"
+                        )
                     await session.send_progress_notification(
                         progress_token=token,
                         progress=float(progress["done"]),
                         total=float(progress["total"]) or None,
-                        message=f"sync {current['state']}",
+                        message=message,
                     )
                 if current["state"] != "running":
                     return
@@ -397,6 +442,7 @@ def serve_stdio(config: Config) -> None:
         # A sync still running when the client goes away stops after its commit in flight,
         # rather than being cut off inside the embedding or storage libraries at exit.
         app.app_context.stop_jobs(timeout=SHUTDOWN_WAIT)  # type: ignore[attr-defined]
+        app.app_context.stop_workers()  # type: ignore[attr-defined]
 
 
 def main() -> None:

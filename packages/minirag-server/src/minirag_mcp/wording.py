@@ -94,8 +94,14 @@ def cli_wording(**positional: str) -> Wording:
 def error_message(exc: BaseException) -> str:
     """The message a user sees for a failed call. Our own exceptions are worded for the user;
     a foreign one is shown with its type, which is often the only clue."""
-    text = str(exc).strip()
+    from minirag_ingest.names import safe_text
+
+    try:
+        text = str(exc).strip()
+    except Exception:  # an exception whose message itself fails
+        text = ""
     ours = type(exc).__module__.startswith("minirag_")
     if (ours or isinstance(exc, ValueError | OSError | RuntimeError)) and text:
-        return text
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+        return safe_text(text)
+    # Valid UTF-8 whatever the exception holds (a file name that is not, for one).
+    return safe_text(f"{type(exc).__name__}: {text}" if text else type(exc).__name__)

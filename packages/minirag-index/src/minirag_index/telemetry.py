@@ -1,0 +1,38 @@
+"""onnxruntime's usage telemetry, switched off before the library loads.
+
+The onnxruntime 1.32 wheel carries Microsoft's 1DS telemetry client on Linux too: some
+nine seconds after ``import onnxruntime`` it resolves ``mobile.events.data.microsoft.com`` and
+keeps retrying with backoff. ``onnxruntime.disable_telemetry_events()`` does not stop it; the
+``ORT_DISABLE_TELEMETRY`` environment variable does, but only when it is set before the library
+is loaded (measured with strace in a network namespace: docs/security.md).
+
+Everything that may load onnxruntime here - fastembed, markitdown's file-type model, RapidOCR -
+is imported after this package, and conversion workers inherit the environment, so setting the
+variable when ``minirag_index`` is imported covers them all.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+
+TELEMETRY_SWITCH = "ORT_DISABLE_TELEMETRY"
+
+log = logging.getLogger(__name__)
+
+
+def keep_onnxruntime_offline() -> None:
+    """Turn onnxruntime's telemetry off for this process and every process it starts.
+
+    Overrides any value already set: this server promises no network use but the model
+    download and ingest_url. Warns when onnxruntime was loaded first, since it is too late then.
+    """
+    already_off = os.environ.get(TELEMETRY_SWITCH) == "1"
+    os.environ[TELEMETRY_SWITCH] = "1"
+    if not already_off and "onnxruntime" in sys.modules:
+        log.warning(
+            "onnxruntime was imported before minirag_index, so its telemetry may be on; "
+            "set %s=1 in the environment before starting Python",
+            TELEMETRY_SWITCH,
+        )

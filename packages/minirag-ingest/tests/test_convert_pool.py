@@ -1,0 +1,188 @@
+"""Conversion workers: the memory ceiling, the time limit, crashes, reuse, and stopping."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from minirag_ingest.convert import ConversionError
+from minirag_ingest.convert_pool import ConversionPool, PoolLimits, PoolStopped
+from minirag_ingest.reading import ReadRequest
+from testsupport.convert_tasks import scripted
+
+posix_only = pytest.mark.skipif(os.name == "nt", reason="signals and memory limits are POSIX")
+
+
+def request(name: str, root: Path | None = None) -> ReadRequest:
+    root = root or Path("/nowhere")
+    return ReadRequest(path=str(root / name), roots=(str(root),), max_file_size=1 << 20)
+
+
+@pytest.fixture
+def make_pool() -> Iterator:
+    pools: list[ConversionPool] = []
+
+    def make(**limits: object) -> ConversionPool:
+        settings = {"max_memory": 512 << 20, "timeout": 60.0, "workers": 1, **limits}
+        pool = ConversionPool(PoolLimits(**settings), task=scripted)  # type: ignore[arg-type]
+        pools.append(pool)
+        return pool
+
+    yield make
+    for pool in pools:
+        pool.stop()
+
+
+def pid_of(pool: ConversionPool, name: str = "plain.txt") -> int:
+    return int(pool.read(request(name)).converted.markdown)
+
+
+def alive(pid: int) -> bool:
+    if os.name == "nt":  # os.kill would end the process there; the pool's word is taken
+        return False
+    try:
+        os.kill(pid, 0)
+    except OSError:
+        return False
+    try:  # a zombie still answers kill(0): look at its state
+        return Path(f"/proc/{pid}/stat").read_text().split(")")[1].split()[0] != "Z"
+    except OSError:
+        return True
+
+
+def test_workers_are_reused_and_recycled(make_pool) -> None:
+    pool = make_pool(recycle_after=2)
+    first, second, third = (pid_of(pool) for _ in range(3))
+    assert first == second != os.getpid()
+    assert third != first, "a worker is replaced after recycle_after files"
+
+
+def test_a_conversion_error_is_the_file_error_and_the_worker_carries_on(make_pool) -> None:
+    pool = make_pool()
+    before = pid_of(pool)
+    with pytest.raises(ConversionError, match="this one is broken"):
+        pool.read(request("broken.txt"))
+    assert pid_of(pool) == before
+
+
+def test_a_file_past_the_time_limit_fails_and_the_next_one_converts(make_pool) -> None:
+    pool = make_pool(timeout=1.0)
+    before = pid_of(pool)
+    with pytest.raises(ConversionError) as caught:
+        pool.read(request("sleep-30.txt"))
+    assert "took longer than 1 s to convert" in caught.value.reason
+    assert "RAG_CONVERT_TIMEOUT" in caught.value.reason
+    assert not alive(before), "the worker that ran out of time is killed"
+    assert pid_of(pool) != before
+
+
+@posix_only
+def test_a_file_past_the_memory_ceiling_fails_and_the_next_one_converts(make_pool) -> None:
+    pool = make_pool(max_memory=300 << 20)
+    with pytest.raises(ConversionError) as caught:
+        pool.read(request("hog.txt"))
+    assert "needs more than 300 MB to convert" in caught.value.reason
+    assert "RAG_CONVERT_MAX_MEMORY" in caught.value.reason
+    assert pid_of(pool) > 0
+
+
+@posix_only
+def test_a_crashing_converter_costs_only_its_file(make_pool) -> None:
+    pool = make_pool()
+    with pytest.raises(ConversionError, match=r"crashed \(SIGSEGV\)"):
+        pool.read(request("crash.txt"))
+    assert pid_of(pool) > 0
+
+
+@posix_only
+def test_workers_ignore_ctrl_c_their_owner_decides(make_pool) -> None:
+    pool = make_pool()
+    worker = pid_of(pool)
+    future = pool.submit(request("sleep-2.txt"))
+    os.kill(worker, signal.SIGINT)  # what a terminal's Ctrl-C sends the whole process group
+    assert int(future.result().converted.markdown) == worker
+
+
+def test_stop_from_another_thread_ends_workers_and_fails_what_waits(make_pool) -> None:
+    pool = make_pool(workers=1)
+    worker = pid_of(pool)
+    running = pool.submit(request("sleep-60.txt"))
+    waiting = pool.submit(request("plain.txt"))
+    stopper = threading.Thread(target=pool.stop)
+    stopper.start()
+    stopper.join()
+    with pytest.raises(PoolStopped):
+        running.result(timeout=30)
+    with pytest.raises(PoolStopped):
+        waiting.result(timeout=30)
+    assert not alive(worker)
+    assert pool.worker_pids() == []
+    assert pid_of(pool) != worker, "a stopped pool starts workers again when asked"
+
+
+def test_several_workers_convert_at_once(make_pool) -> None:
+    pool = make_pool(workers=2)
+    futures = [pool.submit(request("sleep-1.txt")) for _ in range(2)]
+    pids = {int(f.result().converted.markdown) for f in futures}
+    assert len(pids) == 2
+
+
+linux_only = pytest.mark.skipif(sys.platform != "linux", reason="reads /proc")
+
+
+@linux_only
+def test_files_that_need_the_ceiling_between_them_convert_one_after_the_other(make_pool) -> None:
+    """Two files of 300 MB each under a 512 MB ceiling: side by side they would hold 600 MB.
+    One is stopped and converted again alone; both convert, and the workers never hold much
+    more than the ceiling together."""
+    from testsupport.memory import TreeMemory
+
+    pool = make_pool(workers=2, max_memory=512 << 20)
+    with TreeMemory(interval=0.05) as memory:
+        futures = [pool.submit(request(f"hold-300-{n}.txt")) for n in range(2)]
+        pids = [int(future.result(timeout=60).converted.markdown) for future in futures]
+    assert all(pid > 0 for pid in pids)
+    slack = 150 << 20  # the fork server, a fresh worker's ~100 MB, one sampling interval
+    assert memory.peak <= (512 << 20) + slack, memory.breakdown
+
+
+@linux_only
+def test_a_worker_that_grew_is_replaced_instead_of_idling_on_its_memory(make_pool) -> None:
+    pool = make_pool(max_memory=1 << 30)
+    small = pid_of(pool)
+    assert pid_of(pool) == small, "a worker that stays small is reused"
+    grown = int(pool.read(request("keep-400.txt")).converted.markdown)
+    assert grown == small
+    assert not alive(grown), "the worker that kept 400 MB is gone once its file is done"
+    assert pool.worker_pids() == []
+    assert pid_of(pool) not in (small, 0)
+
+
+def test_a_real_file_converts_in_a_worker(tmp_path: Path) -> None:
+    (tmp_path / "note.md").write_text("# Note\n\nConverted elsewhere.\n", encoding="utf-8")
+    pool = ConversionPool(PoolLimits(max_memory=1 << 30, timeout=120.0, workers=1))
+    try:
+        read = pool.read(request("note.md", tmp_path))
+    finally:
+        pool.stop()
+    assert "Converted elsewhere." in read.converted.markdown
+    assert read.size == (tmp_path / "note.md").stat().st_size
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="reads /proc")
+def test_the_fork_server_has_onnxruntime_telemetry_off(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("text\n", encoding="utf-8")
+    pool = ConversionPool(PoolLimits(max_memory=1 << 30, timeout=120.0, workers=1))
+    try:
+        pool.read(request("a.txt", tmp_path))
+        [worker] = pool.worker_pids()
+        environ = Path(f"/proc/{worker}/environ").read_bytes().split(b"\0")
+    finally:
+        pool.stop()
+    assert b"ORT_DISABLE_TELEMETRY=1" in environ
