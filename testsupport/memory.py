@@ -14,7 +14,11 @@ from pathlib import Path
 
 class TreeMemory:
     """Samples, every ``interval`` seconds while in use, the PSS of every descendant of this
-    process: the peak of their sum, the processes at that moment, and each process's peak."""
+    process: the peak of their sum, the processes at that moment, and each process's peak.
+
+    Processes that were already running when sampling began (a fork server an earlier test of
+    this process started, say) are not counted; what starts inside the ``with`` block is, their
+    new children included."""
 
     def __init__(self, interval: float = 0.2) -> None:
         self.interval = interval
@@ -22,10 +26,12 @@ class TreeMemory:
         self.peak_processes = 0
         self.breakdown: dict[str, int] = {}  # "pid:command" -> MiB, at the peak
         self.largest: dict[int, int] = {}  # pid -> its own peak, bytes
+        self._before: set[int] = set()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
     def __enter__(self) -> TreeMemory:
+        self._before = set(descendants(os.getpid()))
         self._thread.start()
         return self
 
@@ -35,7 +41,8 @@ class TreeMemory:
 
     def _run(self) -> None:
         while not self._stop.wait(self.interval):
-            sizes = {pid: pss(pid) for pid in descendants(os.getpid())}
+            pids = set(descendants(os.getpid())) - self._before
+            sizes = {pid: pss(pid) for pid in pids}
             total = sum(sizes.values())
             for pid, size in sizes.items():
                 self.largest[pid] = max(size, self.largest.get(pid, 0))
