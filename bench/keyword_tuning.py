@@ -311,76 +311,11 @@ def main() -> None:
     limit = max(CANDIDATES)
     figures: dict[str, object] = {}
     try:
-        vector: dict[str, list[list[Key]]] = {}
-        rows_of: dict[str, list[dict]] = {}
-        for corpus in sorted({s.corpus for s in sets.values()}):
-            docs = corpus_docs(corpus, xquad, cranfield)
-            index = synced_index(corpus, docs, keep, model_dir, args.prefixes)
-            columns = ["source", "chunk_index", "text", "title", "context_chars"]
-            rows_of[corpus] = index.store.rows(None, columns)
-            add_title_lines(rows_of[corpus])
-            snapshot = index.snapshot()
-            for run, qs in sets.items():
-                if qs.corpus == corpus:
-                    vecs = [index.embedder.embed_query(q) for q in qs.questions]
-                    found = [index.vector_rows(v, limit, None, snapshot) for v in vecs]
-                    vector[run] = [[(r["source"], r["chunk_index"]) for r in f] for f in found]
-        print(f"\n## Upgrading an index of the earlier layout on open ({c.load()})\n")
-        print("| corpus | chunks | upgrade on open |")
-        print("|---|---|---|")
-        for corpus, rows in rows_of.items():
-            seconds = upgrade_seconds(keep / f"db-{corpus}", work)
-            figures[f"upgrade:{corpus}"] = {"seconds": seconds}
-            print(f"| {corpus} | {len(rows)} | {seconds:.2f} s |")
-        sides: dict[str, dict[str, KeywordSide]] = {}
-        for name, variant in chosen.items():
-            sides[name] = {}
-            for corpus, rows in rows_of.items():
-                table, side = build_keyword_side(variant, rows, work / f"kw-{name}-{corpus}")
-                for run, qs in sets.items():
-                    if qs.corpus == corpus:
-                        side.ranked[run] = keyword_ranked(table, variant, qs.questions, limit, side)
-                sides[name][corpus] = side
-        print(f"\n## Keyword variants ({c.load()})\n")
-        print(
-            "| variant | corpus | chunks | analysis + index build "
-            "| keyword data / index on disk | query p50 |"
-        )
-        print("|---|---|---|---|---|---|")
-        for name, per_corpus in sides.items():
-            for corpus, side in per_corpus.items():
-                print(
-                    f"| {name} | {corpus} | {len(rows_of[corpus])} | {side.analysis_seconds:.2f} + "
-                    f"{side.build_seconds - side.analysis_seconds:.2f} s | {side.data_mb:.2f} / "
-                    f"{side.index_mb:.2f} MB | {statistics.median(side.query_ms):.1f} ms |"
-                )
-                figures[f"cost:{name}:{corpus}"] = {
-                    "analysis_s": side.analysis_seconds,
-                    "build_s": side.build_seconds,
-                    "data_mb": side.data_mb,
-                    "index_mb": side.index_mb,
-                    "query_p50_ms": statistics.median(side.query_ms),
-                }
-        print(
-            "\n## nDCG@10 / MRR@10: vector only, keyword only, hybrid "
-            "(weight 0.6, k 60, 40 a side)\n"
-        )
-        print("| variant | " + " | ".join(sets) + " |")
-        print("|---|" + "---|" * len(sets))
-        cells = []
-        for run, qs in sets.items():
-            s = evaluate(qs, vector[run], [[]] * len(qs.questions), weight=0.0)
-            cells.append(f"{s.ndcg10:.3f} / {s.mrr10:.3f}")
-            figures[f"vector:{run}"] = s.__dict__
-        print("| vector only | " + " | ".join(cells) + " |")
-        for name, per_corpus in sides.items():
-            for weight, label in ((1.0, "keyword"), (DEFAULT_WEIGHT, "hybrid")):
-                cells = []
-                for run, qs in sets.items():
-                    s = evaluate(qs, vector[run], per_corpus[qs.corpus].ranked[run], weight=weight)
-                    cells.append(f"{s.ndcg10:.3f} / {s.mrr10:.3f}")
-                    figures[f"{label}:{name}:{run}"] = s.__dict__
-                print(f"| {name}, {label} | " + " | ".join(cells) + " |")
+        vector, rows_of = vector_rankings(sets, xquad, cranfield, keep, model_dir, args, limit)
+        print_upgrades(rows_of, keep, work, figures)
+        sides = keyword_sides(chosen, sets, rows_of, work, limit)
+        print_costs(sides, rows_of, figures)
+        print_quality(sets, vector, sides, figures)
         for run, qs in sets.items():
             if args.sweep in sides:
                 keyword = sides[args.sweep][qs.corpus].ranked[run]
@@ -396,6 +331,94 @@ def main() -> None:
         c.footer()
     if args.out:
         args.out.write_text(json.dumps(figures, indent=1), encoding="utf-8")
+
+
+def vector_rankings(sets, xquad, cranfield, keep, model_dir, args, limit):
+    """Each run's vector-side ranking, and each corpus's stored rows (title lines added)."""
+    vector: dict[str, list[list[Key]]] = {}
+    rows_of: dict[str, list[dict]] = {}
+    for corpus in sorted({s.corpus for s in sets.values()}):
+        docs = corpus_docs(corpus, xquad, cranfield)
+        index = synced_index(corpus, docs, keep, model_dir, args.prefixes)
+        columns = ["source", "chunk_index", "text", "title", "context_chars"]
+        rows_of[corpus] = index.store.rows(None, columns)
+        add_title_lines(rows_of[corpus])
+        snapshot = index.snapshot()
+        for run, qs in sets.items():
+            if qs.corpus == corpus:
+                vecs = [index.embedder.embed_query(q) for q in qs.questions]
+                found = [index.vector_rows(v, limit, None, snapshot) for v in vecs]
+                vector[run] = [[(r["source"], r["chunk_index"]) for r in f] for f in found]
+    return vector, rows_of
+
+
+def print_upgrades(rows_of, keep, work, figures) -> None:
+    print(f"\n## Upgrading an index of the earlier layout on open ({c.load()})\n")
+    print("| corpus | chunks | upgrade on open |")
+    print("|---|---|---|")
+    for corpus, rows in rows_of.items():
+        seconds = upgrade_seconds(keep / f"db-{corpus}", work)
+        figures[f"upgrade:{corpus}"] = {"seconds": seconds}
+        print(f"| {corpus} | {len(rows)} | {seconds:.2f} s |")
+
+
+def keyword_sides(chosen, sets, rows_of, work, limit) -> dict[str, dict[str, KeywordSide]]:
+    """Each keyword variant built over each corpus, with every run's ranking."""
+    sides: dict[str, dict[str, KeywordSide]] = {}
+    for name, variant in chosen.items():
+        sides[name] = {}
+        for corpus, rows in rows_of.items():
+            table, side = build_keyword_side(variant, rows, work / f"kw-{name}-{corpus}")
+            for run, qs in sets.items():
+                if qs.corpus == corpus:
+                    side.ranked[run] = keyword_ranked(table, variant, qs.questions, limit, side)
+            sides[name][corpus] = side
+    return sides
+
+
+def print_costs(sides, rows_of, figures) -> None:
+    print(f"\n## Keyword variants ({c.load()})\n")
+    print(
+        "| variant | corpus | chunks | analysis + index build "
+        "| keyword data / index on disk | query p50 |"
+    )
+    print("|---|---|---|---|---|---|")
+    for name, per_corpus in sides.items():
+        for corpus, side in per_corpus.items():
+            print(
+                f"| {name} | {corpus} | {len(rows_of[corpus])} | {side.analysis_seconds:.2f} + "
+                f"{side.build_seconds - side.analysis_seconds:.2f} s | {side.data_mb:.2f} / "
+                f"{side.index_mb:.2f} MB | {statistics.median(side.query_ms):.1f} ms |"
+            )
+            figures[f"cost:{name}:{corpus}"] = {
+                "analysis_s": side.analysis_seconds,
+                "build_s": side.build_seconds,
+                "data_mb": side.data_mb,
+                "index_mb": side.index_mb,
+                "query_p50_ms": statistics.median(side.query_ms),
+            }
+
+
+def print_quality(sets, vector, sides, figures) -> None:
+    print(
+        "\n## nDCG@10 / MRR@10: vector only, keyword only, hybrid (weight 0.6, k 60, 40 a side)\n"
+    )
+    print("| variant | " + " | ".join(sets) + " |")
+    print("|---|" + "---|" * len(sets))
+    cells = []
+    for run, qs in sets.items():
+        s = evaluate(qs, vector[run], [[]] * len(qs.questions), weight=0.0)
+        cells.append(f"{s.ndcg10:.3f} / {s.mrr10:.3f}")
+        figures[f"vector:{run}"] = s.__dict__
+    print("| vector only | " + " | ".join(cells) + " |")
+    for name, per_corpus in sides.items():
+        for weight, label in ((1.0, "keyword"), (DEFAULT_WEIGHT, "hybrid")):
+            cells = []
+            for run, qs in sets.items():
+                s = evaluate(qs, vector[run], per_corpus[qs.corpus].ranked[run], weight=weight)
+                cells.append(f"{s.ndcg10:.3f} / {s.mrr10:.3f}")
+                figures[f"{label}:{name}:{run}"] = s.__dict__
+            print(f"| {name}, {label} | " + " | ".join(cells) + " |")
 
 
 def make_old_format(db: Path) -> None:

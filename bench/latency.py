@@ -138,7 +138,7 @@ def synthetic_rows(store, dim: int, start_doc: int, docs: int, pool: list[str], 
     import pyarrow as pa
 
     from minirag_index.keyword_index import TERM_COLUMNS, term_values
-    from minirag_index.store import _row_id, parent_id_for
+    from minirag_index.schema import parent_id_for, row_id
 
     n = docs * CHUNKS_PER_DOC
     vectors = rng.standard_normal((n, dim), dtype=np.float32)
@@ -164,7 +164,7 @@ def synthetic_rows(store, dim: int, start_doc: int, docs: int, pool: list[str], 
         for i in range(CHUNKS_PER_DOC):
             section = i // 3
             body = " ".join(pick.choice(pool) for _ in range(pick.randint(3, 5)))
-            cols["id"].append(_row_id(source, i))
+            cols["id"].append(row_id(source, i))
             cols["source"].append(source)
             cols["title"].append(title)
             cols["chunk_index"].append(i)

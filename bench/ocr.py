@@ -176,10 +176,15 @@ def main() -> int:
     parser.add_argument("--min-chars", type=int, default=25)
     parser.add_argument("--cache-dir", default=None)
     args = parser.parse_args()
-    from minirag_ingest.ocr import load_ocr_engine, load_ocr_settings
+    from minirag_index.settings import default_cache_dir
 
-    settings = load_ocr_settings(RAG_OCR_LANG=args.lang, CACHE_DIR=args.cache_dir)
-    engine = load_ocr_engine(settings)
+    try:
+        from minirag_ocr import OcrSettings, RapidOcrPlugin
+    except ImportError:
+        engine = None
+    else:
+        cache_dir = Path(args.cache_dir) if args.cache_dir else default_cache_dir()
+        engine = RapidOcrPlugin(OcrSettings(RAG_OCR_LANG=args.lang)).create_engine(cache_dir)
     if engine is None:
         print("no OCR engine installed: install minirag-ocr (the [ocr] extra)", file=sys.stderr)
         return 1

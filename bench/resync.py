@@ -176,7 +176,7 @@ def direct_first_sync(pipeline, paths: list[Path]) -> float:
     import numpy as np
     import pyarrow as pa
 
-    from minirag_index.store import _row
+    from minirag_index.schema import table_row
 
     started = time.perf_counter()
     dim = pipeline.index.embedder.dim
@@ -192,7 +192,7 @@ def direct_first_sync(pipeline, paths: list[Path]) -> float:
         for i, chunk in enumerate(prepared.chunks):
             vector = rng.standard_normal(dim).astype("float32")
             vector /= np.linalg.norm(vector)
-            rows.append(_row(doc, i, chunk, vector, now))  # the layout the store writes
+            rows.append(table_row(doc, i, chunk, vector, now))  # the layout the store writes
         if len(rows) >= 5000:
             table.add(pa.Table.from_pylist(rows, schema=table.schema))
             rows = []

@@ -1,4 +1,4 @@
-"""A stand-in classify plug-in, registered through monkeypatched entry points.
+"""A stand-in classify plug-in, registered through the plug-in seam's public registry.
 
 Label tests run in the base session this way, without the [classify] extra; the real choice
 model is tested in minirag-classify. Each test supplies the model: anything with
@@ -31,20 +31,9 @@ class FakePlugin:
         return self.models[-1]
 
 
-class _EntryPoint:
-    name = "fake"
+def register(monkeypatch: pytest.MonkeyPatch, plugin: Any) -> None:
+    """Make ``plugin`` the installed classify plug-in (None: the extra is not installed) until
+    the test ends."""
+    from minirag_ingest import plugins
 
-    def __init__(self, plugin: FakePlugin) -> None:
-        self.plugin = plugin
-
-    def load(self) -> FakePlugin:
-        return self.plugin
-
-
-def register(monkeypatch: pytest.MonkeyPatch, plugin: FakePlugin | None) -> None:
-    """Make ``plugin`` the installed classify plug-in (None: the extra is not installed)."""
-    from minirag_ingest.labels import resolve
-
-    points = [_EntryPoint(plugin)] if plugin is not None else []
-    monkeypatch.setattr(resolve, "entry_points", lambda group: points)
-    monkeypatch.setattr(resolve, "_plugin_cache", {})
+    monkeypatch.setitem(plugins.REGISTERED, plugins.CLASSIFY.group, plugin)

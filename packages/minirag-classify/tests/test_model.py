@@ -16,12 +16,8 @@ import pytest
 
 from minirag_classify.model import LETTERS, LlamaChoiceModel, calibrated, user_message
 from minirag_classify.plugin import LlamaPlugin
-from minirag_ingest.labels.resolve import (
-    ModelSession,
-    discover_plugin,
-    model_state,
-    resolve_labels,
-)
+from minirag_ingest import plugins
+from minirag_ingest.labels.resolve import ModelSession, model_state, resolve_labels
 from minirag_ingest.labels.taxonomy import parse_taxonomy
 
 pytestmark = pytest.mark.slow
@@ -97,11 +93,14 @@ def test_a_document_longer_than_the_context_is_cut(gguf_path: Path):
 
 
 def test_entry_point_finds_the_plugin(llama_cpp_available: None):
-    plugin, reason = discover_plugin(refresh=True)
-    assert reason is None and isinstance(plugin, LlamaPlugin)
+    plugins.forget()
+    found = plugins.find(plugins.CLASSIFY)
+    assert found.missing is None and isinstance(found.plugin, LlamaPlugin)
 
 
-def test_a_job_loads_on_demand_and_releases(gguf_path: Path, tmp_path: Path):
+def test_a_job_loads_on_demand_and_releases(
+    gguf_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
     taxonomy = parse_taxonomy(
         f"""
 [model]
@@ -114,9 +113,9 @@ values.minutes = {{ description = "Minutes. Date, participants, decisions and ac
 values.mail = {{ description = "Mail. A message with sender, recipients and a subject." }}
 """
     )
-    finder = lambda: (LlamaPlugin(), None)  # noqa: E731
-    assert model_state(taxonomy, tmp_path, finder=finder) == ("on demand", None)
-    session = ModelSession(taxonomy.model, tmp_path, finder=finder)
+    monkeypatch.setitem(plugins.REGISTERED, plugins.CLASSIFY.group, LlamaPlugin())
+    assert model_state(taxonomy, tmp_path) == ("on demand", None)
+    session = ModelSession(taxonomy.model, tmp_path)
     assert not session.loaded
     runs = []
     for _ in range(2):
@@ -133,7 +132,7 @@ values.mail = {{ description = "Mail. A message with sender, recipients and a su
         assert sum(facet.distribution.values()) == pytest.approx(1.0)
         runs.append(outcome.to_json())
     assert runs[0] == runs[1] and session.loads == 1
-    assert model_state(taxonomy, tmp_path, finder=finder)[0] == "loaded"
+    assert model_state(taxonomy, tmp_path)[0] == "loaded"
     loaded = session._model
     assert isinstance(loaded, LlamaChoiceModel)
     llama_ref = weakref.ref(loaded._llm)
@@ -141,4 +140,4 @@ values.mail = {{ description = "Mail. A message with sender, recipients and a su
     session.close()
     gc.collect()
     assert not session.loaded and llama_ref() is None
-    assert model_state(taxonomy, tmp_path, finder=finder) == ("on demand", None)
+    assert model_state(taxonomy, tmp_path) == ("on demand", None)

@@ -33,7 +33,6 @@ def test_first_match_carries_pdf_pages(make_index):
     )
     doc = index.find_mentions(["invoice"]).documents[0]
     assert doc.first_match.pages == "2-3"
-    assert doc.to_dict()["firstMatch"]["pages"] == "2-3"
 
 
 def test_look_alikes_from_stored_signatures(make_index):

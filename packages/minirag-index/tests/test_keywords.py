@@ -7,7 +7,7 @@ import pytest
 from lancedb.index import FTS
 
 from minirag_index import ChunkInput, SourceDoc, keyword_index
-from minirag_index.store import _row, schema
+from minirag_index.schema import arrow_schema, table_row
 
 DOCS = {
     "/d/contract.md": "Условия договора поставки и сроки оплаты.",
@@ -104,12 +104,12 @@ def build_old_index(db_path, embedder, docs=DOCS) -> None:
     import pyarrow as pa
 
     old_schema = pa.schema(
-        [f for f in schema(embedder.dim) if f.name not in keyword_index.TERM_COLUMNS]
+        [f for f in arrow_schema(embedder.dim) if f.name not in keyword_index.TERM_COLUMNS]
     )
     rows = []
     for source, text in docs.items():
         chunk = ChunkInput(text)
-        row = _row(
+        row = table_row(
             SourceDoc(source, title=source.rsplit("/", 1)[-1]),
             0,
             chunk,

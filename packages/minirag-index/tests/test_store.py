@@ -131,3 +131,26 @@ def test_queries_print_no_warnings(make_index, capfd):
     index.neighbors("/d/a.md", 0)
     index.sources()
     assert "WARN" not in capfd.readouterr().err
+
+
+def test_the_schema_is_declared_once_and_every_field_has_its_column() -> None:
+    from dataclasses import fields
+
+    from minirag_index.schema import (
+        CHUNK_COLUMNS,
+        COLUMN_TYPES,
+        SOURCE_COLUMNS,
+        ChunkInput,
+        SourceDoc,
+        arrow_schema,
+        table_row,
+    )
+
+    names = [field.name for field in arrow_schema(4)]
+    assert names == list(COLUMN_TYPES)
+    for record in (SourceDoc, ChunkInput):
+        assert {f.name for f in fields(record)} <= set(COLUMN_TYPES), record
+    assert set(CHUNK_COLUMNS) <= set(COLUMN_TYPES) and set(SOURCE_COLUMNS) <= set(COLUMN_TYPES)
+    row = table_row(SourceDoc("/d/a.md", signature=b"sig"), 1, ChunkInput("x"), [0.0] * 4, 1.0)
+    assert set(row) == set(COLUMN_TYPES)  # a row fills every column, no more
+    assert row["signature"] is None  # a signature lives on chunk 0 only

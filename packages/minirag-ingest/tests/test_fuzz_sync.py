@@ -77,7 +77,7 @@ def test_the_fuzz_set_through_a_sync(make_pipeline, docs: Path, fuzz: list[Case]
             assert case.find in text, f"{case.name!r}: {case.find!r} not in its text"
 
     count = index.embedder.token_counter()
-    budget = index.settings.CHUNK_TOKEN_BUDGET
+    budget = pipeline.settings.chunk_token_budget
     over = []
     for chunk in index.store.chunks("true"):
         tokens = count(chunk.text)

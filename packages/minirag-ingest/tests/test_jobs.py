@@ -48,9 +48,7 @@ def test_a_job_runs_in_the_background_with_live_progress(pipeline, docs, paused_
         assert running.counts["scanned"] == 3 and running.counts["ingested"] == 0
         assert running.finished_at is None
         assert jobs.running() == running
-        payload = running.to_dict()
-        assert payload["jobId"] == job_id and payload["state"] == "running"
-        assert "finishedAt" not in payload and payload["startedAt"].endswith("+00:00")
+        assert running.job_id == job_id and running.started_at > 0
     finally:
         release.set()
     done = jobs.wait(job_id, timeout=60)
@@ -58,7 +56,6 @@ def test_a_job_runs_in_the_background_with_live_progress(pipeline, docs, paused_
     assert done.counts["ingested"] == 3 and done.errors == [] and done.error is None
     assert done.progress == {"done": 3, "total": 3}
     assert done.finished_at is not None and done.finished_at >= done.started_at
-    assert "finishedAt" in done.to_dict()
     assert seen[-1] == (job_id, 3, 3)
     assert jobs.running() is None
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
@@ -13,13 +13,14 @@ from minirag_ingest.labels.resolve import (
     ABSENT_NO_PATH,
     ABSENT_WITHIN,
     ModelSession,
-    classify_hint,
     model_state,
     needs_relabel,
     relative_path,
     resolve_labels,
 )
 from minirag_ingest.labels.taxonomy import ModelSpec, Taxonomy, parse_taxonomy
+from minirag_ingest.plugins import CLASSIFY, missing_extra
+from testsupport.classify import register
 
 TOML = """
 [model]
@@ -97,11 +98,15 @@ def taxonomy() -> Taxonomy:
     return parse_taxonomy(TOML)
 
 
-def session_with(plugin: FakePlugin | None, taxonomy: Taxonomy, tmp_path: Path) -> ModelSession:
-    def finder():
-        return (plugin, None) if plugin is not None else (None, classify_hint())
+@pytest.fixture
+def session_with(monkeypatch: pytest.MonkeyPatch) -> Callable[..., ModelSession]:
+    """A job's session with ``plugin`` as the installed classify plug-in (None: no extra)."""
 
-    return ModelSession(taxonomy.model, tmp_path, finder=finder)
+    def make(plugin: FakePlugin | None, taxonomy: Taxonomy, cache_dir: Path) -> ModelSession:
+        register(monkeypatch, plugin)
+        return ModelSession(taxonomy.model, cache_dir)
+
+    return make
 
 
 def labels_of(outcome) -> dict[str, tuple[str, str] | str | None]:
@@ -121,7 +126,7 @@ def resolve(taxonomy, session, rel_path, file_name=None, markdown="# Notes\n\nSo
     )
 
 
-def test_default_path_and_within(taxonomy: Taxonomy, tmp_path: Path):
+def test_default_path_and_within(session_with, taxonomy: Taxonomy, tmp_path: Path):
     model = FakeModel({"a.md": {"minutes": 0.95, "mail": 0.05}})
     session = session_with(FakePlugin(model), taxonomy, tmp_path)
     outcome = resolve(taxonomy, session, "notes/a.md")
@@ -138,7 +143,7 @@ def test_default_path_and_within(taxonomy: Taxonomy, tmp_path: Path):
     assert labels_of(resolve(taxonomy, session, "workshop/a.md"))["area"] == ABSENT_WITHIN
 
 
-def test_longest_prefix_wins(taxonomy: Taxonomy, tmp_path: Path):
+def test_longest_prefix_wins(session_with, taxonomy: Taxonomy, tmp_path: Path):
     session = session_with(FakePlugin(FakeModel({})), taxonomy, tmp_path)
     assert labels_of(resolve(taxonomy, session, "pilots/x.md"))["project"] == ("pilots", "path")
     deep = resolve(taxonomy, session, "pilots/special/deeper/x.md")
@@ -149,7 +154,7 @@ def test_longest_prefix_wins(taxonomy: Taxonomy, tmp_path: Path):
     assert labels_of(resolve(taxonomy, session, "pilotsx/x.md"))["project"] == ("main", "default")
 
 
-def test_nfc_and_nfd_names_match(taxonomy: Taxonomy, tmp_path: Path):
+def test_nfc_and_nfd_names_match(session_with, taxonomy: Taxonomy, tmp_path: Path):
     session = session_with(FakePlugin(FakeModel({})), taxonomy, tmp_path)
     decomposed = unicodedata.normalize("NFD", "Café/menu.md")
     assert decomposed != "Café/menu.md"
@@ -172,7 +177,7 @@ def test_relative_path_prefers_first_root(tmp_path: Path):
     assert relative_path(nested / "y.md", [first, nested]) == "inner/y.md"
 
 
-def test_override_at_below_threshold_keeps_path(taxonomy: Taxonomy, tmp_path: Path):
+def test_override_at_below_threshold_keeps_path(session_with, taxonomy: Taxonomy, tmp_path: Path):
     model = FakeModel({"call.md": {"minutes": 0.85, "transcript": 0.15}})
     session = session_with(FakePlugin(model), taxonomy, tmp_path)
     outcome = resolve(taxonomy, session, "recordings/call.md")
@@ -187,7 +192,9 @@ def test_override_at_below_threshold_keeps_path(taxonomy: Taxonomy, tmp_path: Pa
     assert len(model.calls) == 1
 
 
-def test_override_at_at_or_above_threshold_replaces_path(taxonomy: Taxonomy, tmp_path: Path):
+def test_override_at_at_or_above_threshold_replaces_path(
+    session_with, taxonomy: Taxonomy, tmp_path: Path
+):
     model = FakeModel(
         {"call.md": {"minutes": 0.9, "transcript": 0.1}, "b.md": {"mail": 0.97, "report": 0.03}}
     )
@@ -201,7 +208,7 @@ def test_override_at_at_or_above_threshold_replaces_path(taxonomy: Taxonomy, tmp
     assert facet.label is not None and facet.label.value == "mail"
 
 
-def test_default_never_asks_the_model(tmp_path: Path):
+def test_default_never_asks_the_model(session_with, tmp_path: Path):
     taxonomy = parse_taxonomy(
         '[facets.p]\ndefault = "a"\nvalues.a = { description = "A." }\n'
         'values.b = { description = "B.", paths = ["b"] }\n'
@@ -213,7 +220,7 @@ def test_default_never_asks_the_model(tmp_path: Path):
     assert plugin.loads == 0 and not session.loaded
 
 
-def test_uncertain_label_keeps_runner_up(taxonomy: Taxonomy, tmp_path: Path):
+def test_uncertain_label_keeps_runner_up(session_with, taxonomy: Taxonomy, tmp_path: Path):
     model = FakeModel({"x.md": {"minutes": 0.5, "report": 0.3, "mail": 0.2}})
     session = session_with(FakePlugin(model), taxonomy, tmp_path)
     outcome = resolve(taxonomy, session, "x.md")
@@ -225,7 +232,9 @@ def test_uncertain_label_keeps_runner_up(taxonomy: Taxonomy, tmp_path: Path):
     assert label.facets[1].label is not None and label.facets[1].label.uncertain is False
 
 
-def test_model_sees_question_options_head_and_name(taxonomy: Taxonomy, tmp_path: Path):
+def test_model_sees_question_options_head_and_name(
+    session_with, taxonomy: Taxonomy, tmp_path: Path
+):
     model = FakeModel({})
     session = session_with(FakePlugin(model), taxonomy, tmp_path)
     resolve(taxonomy, session, "a/2026-08-05 sync.md", markdown="\n\n" + "x" * 5000)
@@ -236,7 +245,7 @@ def test_model_sees_question_options_head_and_name(taxonomy: Taxonomy, tmp_path:
     assert head == "x" * 2000
 
 
-def test_text_documents_get_only_model_facets(taxonomy: Taxonomy, tmp_path: Path):
+def test_text_documents_get_only_model_facets(session_with, taxonomy: Taxonomy, tmp_path: Path):
     model = FakeModel({"": {"mail": 1.0}})
     session = session_with(FakePlugin(model), taxonomy, tmp_path)
     outcome = resolve_labels(
@@ -250,21 +259,21 @@ def test_text_documents_get_only_model_facets(taxonomy: Taxonomy, tmp_path: Path
     assert outcome.label_problem is None
 
 
-def test_session_loads_once_and_releases(taxonomy: Taxonomy, tmp_path: Path):
+def test_session_loads_once_and_releases(session_with, taxonomy: Taxonomy, tmp_path: Path):
     model = FakeModel({})
     plugin = FakePlugin(model)
     with session_with(plugin, taxonomy, tmp_path) as session:
         assert not session.loaded  # nothing loaded before a document needs it
-        assert model_state(taxonomy, tmp_path, finder=lambda: (plugin, None)) == ("on demand", None)
+        assert model_state(taxonomy, tmp_path) == ("on demand", None)
         for name in ("a.md", "b.md", "c.md"):
             resolve(taxonomy, session, name)
         assert plugin.loads == 1 and session.loaded
-        assert model_state(taxonomy, tmp_path, finder=lambda: (plugin, None))[0] == "loaded"
+        assert model_state(taxonomy, tmp_path)[0] == "loaded"
     assert model.closed and not session.loaded
-    assert model_state(taxonomy, tmp_path, finder=lambda: (plugin, None))[0] == "on demand"
+    assert model_state(taxonomy, tmp_path)[0] == "on demand"
 
 
-def test_without_the_extra(taxonomy: Taxonomy, tmp_path: Path):
+def test_without_the_extra(session_with, taxonomy: Taxonomy, tmp_path: Path):
     session = session_with(None, taxonomy, tmp_path)
     outcome = resolve(taxonomy, session, "pilots/notes.md")
     labels = labels_of(outcome)
@@ -277,11 +286,13 @@ def test_without_the_extra(taxonomy: Taxonomy, tmp_path: Path):
     stored = decode_labels(outcome.to_json())
     assert stored is not None and stored.pending == ("type",)
     assert "[classify]" in stored.unset["type"]
-    state, hint = model_state(taxonomy, tmp_path, finder=lambda: (None, classify_hint()))
+    state, hint = model_state(taxonomy, tmp_path)
     assert state == "unavailable" and hint is not None and "[classify]" in hint
 
 
-def test_without_the_extra_path_rule_with_override_is_kept(taxonomy: Taxonomy, tmp_path: Path):
+def test_without_the_extra_path_rule_with_override_is_kept(
+    session_with, taxonomy: Taxonomy, tmp_path: Path
+):
     session = session_with(None, taxonomy, tmp_path)
     outcome = resolve(taxonomy, session, "recordings/call.md")
     facet = outcome.facets[1]
@@ -290,7 +301,7 @@ def test_without_the_extra_path_rule_with_override_is_kept(taxonomy: Taxonomy, t
     assert "kept the path label of type" in (outcome.label_problem or "")
 
 
-def test_load_failure_is_remembered_for_the_job(taxonomy: Taxonomy, tmp_path: Path):
+def test_load_failure_is_remembered_for_the_job(session_with, taxonomy: Taxonomy, tmp_path: Path):
     plugin = FakePlugin(error="download failed: HTTP 404")
     session = session_with(plugin, taxonomy, tmp_path)
     first = resolve(taxonomy, session, "a.md")
@@ -298,13 +309,13 @@ def test_load_failure_is_remembered_for_the_job(taxonomy: Taxonomy, tmp_path: Pa
     assert plugin.loads == 1
     for outcome in (first, second):
         assert "HTTP 404" in (outcome.label_problem or "")
-    assert model_state(taxonomy, tmp_path, finder=lambda: (plugin, None)) == (
+    assert model_state(taxonomy, tmp_path) == (
         "unavailable",
         "download failed: HTTP 404",
     )
 
 
-def test_stored_json_round_trip_and_relabel(taxonomy: Taxonomy, tmp_path: Path):
+def test_stored_json_round_trip_and_relabel(session_with, taxonomy: Taxonomy, tmp_path: Path):
     model = FakeModel({"x.md": {"minutes": 0.6, "report": 0.4}})
     session = session_with(FakePlugin(model), taxonomy, tmp_path)
     outcome = resolve(taxonomy, session, "notes/x.md")
@@ -332,40 +343,10 @@ def test_stored_json_round_trip_and_relabel(taxonomy: Taxonomy, tmp_path: Path):
     assert needs_relabel(pending.to_json(), taxonomy, "notes/x.md")
 
 
-def test_discovery_without_any_plugin(monkeypatch: pytest.MonkeyPatch):
-    from minirag_ingest.labels import resolve as module
-
-    monkeypatch.setattr(module, "entry_points", lambda group: [])
-    try:
-        plugin, reason = module.discover_plugin(refresh=True)
-        assert plugin is None and reason == classify_hint() and "[classify]" in reason
-    finally:
-        monkeypatch.undo()
-        module.discover_plugin(refresh=True)
-
-
-def test_broken_plugin_is_a_reason(monkeypatch: pytest.MonkeyPatch):
-    from minirag_ingest.labels import resolve as module
-
-    class Broken:
-        name = "broken"
-
-        def load(self):
-            raise ImportError("libllama.so: cannot open shared object file")
-
-    monkeypatch.setattr(module, "entry_points", lambda group: [Broken()])
-    try:
-        plugin, reason = module.discover_plugin(refresh=True)
-        assert plugin is None and reason is not None and "libllama.so" in reason
-    finally:
-        monkeypatch.undo()
-        module.discover_plugin(refresh=True)
-
-
 def test_filter_notice(taxonomy: Taxonomy):
     from minirag_ingest.labels.resolve import filter_notice
 
     assert filter_notice(taxonomy, ["type"], "on demand", None) is None
-    assert filter_notice(taxonomy, ["project"], "unavailable", classify_hint()) is None
-    notice = filter_notice(taxonomy, ["project", "type"], "unavailable", classify_hint())
+    assert filter_notice(taxonomy, ["project"], "unavailable", missing_extra(CLASSIFY)) is None
+    notice = filter_notice(taxonomy, ["project", "type"], "unavailable", missing_extra(CLASSIFY))
     assert notice is not None and "type" in notice and "[classify]" in notice

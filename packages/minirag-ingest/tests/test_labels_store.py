@@ -18,6 +18,7 @@ from minirag_ingest.labels.resolve import (
 )
 from minirag_ingest.labels.taxonomy import parse_taxonomy
 from minirag_ingest.pipeline import Pipeline
+from testsupport.classify import register
 
 TOML = """
 [model]
@@ -62,7 +63,9 @@ class Plugin:
         return self.model
 
 
-def test_relabel_from_stored_text_then_filter(pipeline: Pipeline, docs: Path, tmp_path: Path):
+def test_relabel_from_stored_text_then_filter(
+    pipeline: Pipeline, docs: Path, tmp_path: Path, monkeypatch
+):
     (docs / "pilots").mkdir()
     (docs / "pilots" / "notes.md").write_text("# Sync\n\nDecisions: ship it. It's done.\n")
     (docs / "mail.md").write_text("Subject: lunch\n\nDate: 2026-08-05\n\nLunch at noon?\n")
@@ -70,7 +73,8 @@ def test_relabel_from_stored_text_then_filter(pipeline: Pipeline, docs: Path, tm
         pipeline.ingest_file(docs / name)
     taxonomy = parse_taxonomy(TOML)
     plugin = Plugin()
-    with ModelSession(taxonomy.model, tmp_path, finder=lambda: (plugin, None)) as session:
+    register(monkeypatch, plugin)
+    with ModelSession(taxonomy.model, tmp_path) as session:
         for source, info in pipeline.index.sources().items():
             rel = relative_path(source, pipeline.roots)
             assert needs_relabel(info.labels, taxonomy, rel)

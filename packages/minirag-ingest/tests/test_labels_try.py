@@ -6,9 +6,11 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from minirag_ingest.labels.resolve import ModelSession, classify_hint
+from minirag_index.filters import Label
+from minirag_ingest.labels.resolve import ModelSession
 from minirag_ingest.labels.taxonomy import ModelSpec, parse_taxonomy
-from minirag_ingest.labels.try_file import classify_try, try_lines
+from minirag_ingest.labels.try_file import classify_try
+from testsupport.classify import register
 
 TOML = """
 [model]
@@ -59,44 +61,32 @@ def write_doc(root: Path) -> Path:
     return path
 
 
-def test_try_with_the_model(tmp_path: Path):
+def test_try_with_the_model(tmp_path: Path, monkeypatch):
     taxonomy = parse_taxonomy(TOML)
     path = write_doc(tmp_path)
-    with ModelSession(taxonomy.model, tmp_path, finder=lambda: (Plugin(), None)) as session:
+    register(monkeypatch, Plugin())
+    with ModelSession(taxonomy.model, tmp_path) as session:
         result = classify_try(path, taxonomy, session, roots=[tmp_path])
-    assert result["path"] == "pilots/2026-08-05 weekly.md"
-    assert result["facets"]["project"] == {
-        "value": "pilots",
-        "confidence": 1.0,
-        "source": "path",
-        "uncertain": False,
-    }
-    kind = result["facets"]["type"]
-    assert (kind["value"], kind["source"], kind["uncertain"], kind["runnerUp"]) == (
-        "minutes",
-        "model",
-        True,
-        "report",
-    )
-    assert kind["distribution"] == {"minutes": 0.6, "mail": 0.1, "report": 0.3}
-    assert result["facets"]["area"]["value"] is None
-    assert (result["date"], result["dateSource"]) == ("2026-08-05", "name")
-    assert result["problems"] == []
-    lines = try_lines(result)
-    assert "  project: pilots  1.00 path" in lines
-    assert any(line.startswith("  type: minutes  0.60 model  uncertain") for line in lines)
-    assert "    minutes 0.60  report 0.30  mail 0.10" in lines
-    assert any("area: not set (outside within)" in line for line in lines)
-    assert lines[-1] == "  date: 2026-08-05 (name)"
+    assert result.path == "pilots/2026-08-05 weekly.md"
+    project, kind, area = result.facets
+    assert project.label == Label("pilots", 1.0, "path")
+    assert kind.label is not None
+    assert (kind.label.value, kind.label.source, kind.label.uncertain) == ("minutes", "model", True)
+    assert kind.label.runner_up == "report"
+    assert list(kind.distribution.items()) == [("minutes", 0.6), ("mail", 0.1), ("report", 0.3)]
+    assert area.label is None and area.not_set == "outside within"
+    assert (result.date, result.date_source) == ("2026-08-05", "name")
+    assert result.problems == []
 
 
-def test_try_without_the_extra_reports_the_problem(tmp_path: Path):
+def test_try_without_the_extra_reports_the_problem(tmp_path: Path, monkeypatch):
     taxonomy = parse_taxonomy(TOML)
     path = write_doc(tmp_path)
-    session = ModelSession(taxonomy.model, tmp_path, finder=lambda: (None, classify_hint()))
+    register(monkeypatch, None)
+    session = ModelSession(taxonomy.model, tmp_path)
     result = classify_try(path, taxonomy, session, roots=[tmp_path])
-    assert result["facets"]["project"]["value"] == "pilots"
-    assert result["facets"]["type"]["value"] is None
-    assert "[classify]" in result["facets"]["type"]["notSet"]
-    assert len(result["problems"]) == 1 and result["problems"][0].startswith("type: ")
-    assert result["date"] == "2026-08-05"  # dates need no model
+    project, kind, _ = result.facets
+    assert project.label is not None and project.label.value == "pilots"
+    assert kind.label is None and "[classify]" in (kind.not_set or "")
+    assert len(result.problems) == 1 and result.problems[0].startswith("type: ")
+    assert result.date == "2026-08-05"  # dates need no model

@@ -1,7 +1,8 @@
 """The OCR plug-in interface as the base install sees it, with no OCR package needed.
 
-Discovery is driven by monkeypatched entry points, and conversion by a fake engine that
-returns canned text, so these tests pass with or without the [ocr] extra installed.
+The plug-in is a fake registered through the plug-in seam (:mod:`minirag_ingest.plugins`,
+whose discovery test_plugins.py covers), and conversion runs on a fake engine that returns
+canned text, so these tests pass with or without the [ocr] extra installed.
 """
 
 from __future__ import annotations
@@ -12,18 +13,16 @@ from pathlib import Path
 import pytest
 
 from minirag_index import IndexSettings, MiniragIndex
-from minirag_ingest import ocr as ocr_module
+from minirag_ingest import plugins
 from minirag_ingest.convert import ConversionError, convert_file
 from minirag_ingest.install import install_hint
 from minirag_ingest.ocr import (
-    ENTRY_POINT_GROUP,
     IMAGE_EXTENSIONS,
     OcrEngine,
     OcrError,
-    OcrSettings,
     load_ocr_engine,
-    load_ocr_settings,
     ocr_engine_name,
+    ocr_missing,
 )
 from minirag_ingest.pages import PageIndex
 from minirag_ingest.pipeline import Pipeline
@@ -61,24 +60,20 @@ class FakeEngine:
         return {n: self.pages.get(n, "") for n in page_numbers}
 
 
-class FakeEntryPoint:
-    def __init__(self, name: str, target: object = None, error: Exception | None = None):
-        self.name = name
-        self.group = ENTRY_POINT_GROUP
-        self._target = target
-        self._error = error
+class FakePlugin:
+    """An OCR plug-in whose engine is made by ``make(cache_dir)``."""
 
-    def load(self) -> object:
-        if self._error is not None:
-            raise self._error
-        return self._target
+    name = "rapidocr"
+
+    def __init__(self, make: object) -> None:
+        self.make = make
+
+    def create_engine(self, cache_dir: Path) -> object:
+        return self.make(cache_dir)  # type: ignore[operator]
 
 
-def use_entry_points(monkeypatch: pytest.MonkeyPatch, *found: FakeEntryPoint) -> None:
-    def fake(*, group: str) -> list[FakeEntryPoint]:
-        return list(found) if group == ENTRY_POINT_GROUP else []
-
-    monkeypatch.setattr(ocr_module, "entry_points", fake)
+def use_plugin(monkeypatch: pytest.MonkeyPatch, plugin: object | None) -> None:
+    monkeypatch.setitem(plugins.REGISTERED, plugins.OCR.group, plugin)
 
 
 def write(path: Path, data: bytes) -> Path:
@@ -112,75 +107,48 @@ def test_images_need_the_extra(tmp_path: Path) -> None:
     assert install_hint("ocr") in str(caught.value)
 
 
-def test_no_engine_when_no_entry_point(monkeypatch: pytest.MonkeyPatch) -> None:
-    use_entry_points(monkeypatch)
+def test_no_engine_without_the_plugin(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    use_plugin(monkeypatch, None)
     assert ocr_engine_name() is None
-    assert load_ocr_engine(OcrSettings()) is None
+    assert load_ocr_engine(tmp_path) is None
+    assert ocr_missing() == plugins.missing_extra(plugins.OCR)
 
 
-def test_engine_that_cannot_be_imported_counts_as_absent(monkeypatch: pytest.MonkeyPatch) -> None:
-    use_entry_points(
-        monkeypatch, FakeEntryPoint("rapidocr", error=ImportError("No module named 'minirag_ocr'"))
-    )
-    assert ocr_engine_name() == "rapidocr"  # registered, as status would see it
-    assert load_ocr_engine(OcrSettings()) is None
+def test_an_engine_missing_a_library_counts_as_absent(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    def missing_library(cache_dir: Path) -> FakeEngine:
+        raise ImportError("No module named 'onnxruntime'")
+
+    use_plugin(monkeypatch, FakePlugin(missing_library))
+    assert ocr_engine_name() == "rapidocr"  # installed, as status sees it
+    assert load_ocr_engine(tmp_path) is None
 
 
-def test_discovery_never_imports_minirag_ocr() -> None:
-    source = Path(ocr_module.__file__).read_text(encoding="utf-8")
-    assert "import minirag_ocr" not in source
-    assert "from minirag_ocr" not in source
+def test_the_engine_comes_from_the_plugin_with_the_cache_folder(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    seen: list[Path] = []
 
-
-# -- discovery and settings ---------------------------------------------------------------------
-
-
-def test_engine_found_through_its_entry_point(monkeypatch: pytest.MonkeyPatch) -> None:
-    seen: list[OcrSettings] = []
-
-    def factory(settings: OcrSettings) -> FakeEngine:
-        seen.append(settings)
+    def make(cache_dir: Path) -> FakeEngine:
+        seen.append(cache_dir)
         return FakeEngine()
 
-    use_entry_points(monkeypatch, FakeEntryPoint("other", factory), FakeEntryPoint("rapidocr"))
-    monkeypatch.setattr(FakeEntryPoint, "load", lambda self: factory)
-    settings = OcrSettings(RAG_OCR_LANG="en")
-    engine = load_ocr_engine(settings)
+    use_plugin(monkeypatch, FakePlugin(make))
+    engine = load_ocr_engine(tmp_path)
     assert isinstance(engine, OcrEngine)
-    assert ocr_engine_name() == "rapidocr"  # preferred over any other name
-    assert seen == [settings]
+    assert seen == [tmp_path]
+    assert ocr_missing() is None
 
 
-def test_factory_config_error_propagates(monkeypatch: pytest.MonkeyPatch) -> None:
-    def factory(settings: OcrSettings) -> FakeEngine:
+def test_an_engine_config_error_propagates(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    def bad_language(cache_dir: Path) -> FakeEngine:
         raise ConfigError("RAG_OCR_LANG='xx' is not valid; use one of: eslav", "RAG_OCR_LANG")
 
-    use_entry_points(monkeypatch, FakeEntryPoint("rapidocr", factory))
+    use_plugin(monkeypatch, FakePlugin(bad_language))
     with pytest.raises(ConfigError) as caught:
-        load_ocr_engine(OcrSettings(RAG_OCR_LANG="xx"))
+        load_ocr_engine(tmp_path)
     assert caught.value.variable == "RAG_OCR_LANG"
-
-
-def test_settings_defaults_and_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
-    monkeypatch.delenv("RAG_OCR_LANG", raising=False)
-    monkeypatch.delenv("RAG_OCR_MIN_CHARS_PER_PAGE", raising=False)
-    settings = load_ocr_settings(CACHE_DIR=tmp_path)
-    assert settings.RAG_OCR_LANG == "eslav"
-    assert settings.RAG_OCR_MIN_CHARS_PER_PAGE == 25
-    assert tmp_path == settings.CACHE_DIR
-    monkeypatch.setenv("RAG_OCR_LANG", " EN ")
-    monkeypatch.setenv("RAG_OCR_MIN_CHARS_PER_PAGE", "0")
-    settings = load_ocr_settings()
-    assert (settings.RAG_OCR_LANG, settings.RAG_OCR_MIN_CHARS_PER_PAGE) == ("en", 0)
-
-
-@pytest.mark.parametrize("value", ["-1", "many", "2.5"])
-def test_bad_min_chars_names_the_variable(monkeypatch: pytest.MonkeyPatch, value: str) -> None:
-    monkeypatch.setenv("RAG_OCR_MIN_CHARS_PER_PAGE", value)
-    with pytest.raises(ConfigError) as caught:
-        load_ocr_settings()
-    assert "RAG_OCR_MIN_CHARS_PER_PAGE" in str(caught.value)
-    assert caught.value.variable == "RAG_OCR_MIN_CHARS_PER_PAGE"
 
 
 # -- conversion with an engine ------------------------------------------------------------------

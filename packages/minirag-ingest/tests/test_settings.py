@@ -4,6 +4,7 @@ from pathlib import Path
 
 import pytest
 
+from minirag_index.settings import load_index_settings
 from minirag_ingest.settings import (
     DEFAULT_MAX_FILE_SIZE,
     ConfigError,
@@ -13,7 +14,15 @@ from minirag_ingest.settings import (
     resolve_roots,
 )
 
-_VARS = ("BASE_DIR", "BASE_DIRS", "DB_PATH", "MAX_FILE_SIZE", "ALLOW_PRIVATE_URLS")
+_VARS = (
+    "BASE_DIR",
+    "BASE_DIRS",
+    "DB_PATH",
+    "MAX_FILE_SIZE",
+    "ALLOW_PRIVATE_URLS",
+    "CHUNK_TOKEN_BUDGET",
+    "RAG_OCR_MIN_CHARS_PER_PAGE",
+)
 
 
 @pytest.fixture(autouse=True)
@@ -26,9 +35,33 @@ def test_defaults() -> None:
     settings = load_settings()
     assert settings.base_dir is None
     assert settings.base_dirs is None
-    assert settings.db_path is None
     assert settings.max_file_size == DEFAULT_MAX_FILE_SIZE == 104_857_600
     assert settings.allow_private_urls is False
+    assert settings.chunk_token_budget == 110
+    assert settings.rag_ocr_min_chars_per_page == 25
+
+
+@pytest.mark.parametrize("value", ["200", "8", "ten"])
+def test_chunk_token_budget_is_16_to_128(monkeypatch: pytest.MonkeyPatch, value: str) -> None:
+    monkeypatch.setenv("CHUNK_TOKEN_BUDGET", value)
+    with pytest.raises(ConfigError) as caught:
+        load_settings()
+    assert "CHUNK_TOKEN_BUDGET" in str(caught.value) and "16 to 128" in str(caught.value)
+    assert caught.value.variable == "CHUNK_TOKEN_BUDGET"
+
+
+def test_ocr_min_chars_per_page(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("RAG_OCR_MIN_CHARS_PER_PAGE", "0")
+    assert load_settings().rag_ocr_min_chars_per_page == 0
+
+
+@pytest.mark.parametrize("value", ["-1", "many", "2.5"])
+def test_bad_min_chars_names_the_variable(monkeypatch: pytest.MonkeyPatch, value: str) -> None:
+    monkeypatch.setenv("RAG_OCR_MIN_CHARS_PER_PAGE", value)
+    with pytest.raises(ConfigError) as caught:
+        load_settings()
+    assert "RAG_OCR_MIN_CHARS_PER_PAGE" in str(caught.value)
+    assert caught.value.variable == "RAG_OCR_MIN_CHARS_PER_PAGE"
 
 
 @pytest.mark.parametrize("word", ["1", "true", "TRUE", "Yes", "on", " ON "])
@@ -160,7 +193,8 @@ def test_empty_cli_base_dir_is_an_error(tmp_path: Path) -> None:
 
 def test_db_path_default_and_overrides(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     roots = [tmp_path / "first", tmp_path / "second"]
-    assert resolve_db_path(roots, load_settings()) == tmp_path / "first" / ".minirag" / "lancedb"
+    assert resolve_db_path(roots, None) == tmp_path / "first" / ".minirag" / "lancedb"
     monkeypatch.setenv("DB_PATH", str(tmp_path / "shared"))
-    assert resolve_db_path(roots, load_settings()) == tmp_path / "shared"
-    assert resolve_db_path(roots, load_settings(), str(tmp_path / "cli")) == tmp_path / "cli"
+    configured = load_index_settings().DB_PATH
+    assert resolve_db_path(roots, configured) == tmp_path / "shared"
+    assert resolve_db_path(roots, configured, str(tmp_path / "cli")) == tmp_path / "cli"

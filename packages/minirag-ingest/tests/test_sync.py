@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from minirag_ingest import sync as sync_module
+from minirag_ingest import sync_reading
 from minirag_ingest.chunking import SCHEME_VERSION
 from minirag_ingest.lock import SyncLocked
 from minirag_ingest.pipeline import Pipeline
@@ -545,12 +546,13 @@ SYNC_SUBPROCESS = textwrap.dedent(
     import sys
     from minirag_index import IndexSettings, MiniragIndex
     from minirag_ingest import sync as sync_module
+    from minirag_ingest import sync_reading
     from minirag_ingest.pipeline import Pipeline
     from minirag_ingest.roots import Roots
     from minirag_ingest.settings import load_settings
 
     model, cache, db, root = sys.argv[1:5]
-    sync_module.BATCH_DOCS = 2  # many commit points to land a kill between
+    sync_reading.BATCH_DOCS = 2  # many commit points to land a kill between
     settings = IndexSettings(DB_PATH=db, MODEL_NAME=model, CACHE_DIR=cache)
     pipeline = Pipeline(MiniragIndex(settings), Roots([root]), load_settings())
     pipeline.index.embedder.dim  # load the model before the sync starts
@@ -633,7 +635,7 @@ def test_progress_reports_done_and_total(pipeline, docs) -> None:
 
 
 def test_batches_hold_several_documents(pipeline, docs, embed_calls, monkeypatch) -> None:
-    monkeypatch.setattr(sync_module, "BATCH_DOCS", 4)
+    monkeypatch.setattr(sync_reading, "BATCH_DOCS", 4)
     write_notes(docs, 10)
     assert sync(pipeline).ingested == 10
     assert len(embed_calls) == 3  # 4 + 4 + 2 documents

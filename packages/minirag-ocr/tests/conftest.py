@@ -14,9 +14,10 @@ import pytest
 @pytest.fixture(scope="session")
 def ocr_engine(tmp_path_factory: pytest.TempPathFactory) -> Any:
     """The real engine on the bundled model, shared so the model loads once."""
-    from minirag_ingest.ocr import load_ocr_engine, load_ocr_settings
+    from minirag_ingest.plugins import OCR, find
+    from minirag_ocr import OcrSettings, RapidOcrPlugin
 
-    settings = load_ocr_settings(RAG_OCR_LANG="ch", CACHE_DIR=tmp_path_factory.mktemp("cache"))
-    engine = load_ocr_engine(settings)
-    assert engine is not None, "the minirag.ocr entry point of minirag-ocr is not installed"
-    return engine
+    found = find(OCR)
+    assert isinstance(found.plugin, RapidOcrPlugin), "minirag-ocr's entry point is not installed"
+    plugin = RapidOcrPlugin(OcrSettings(RAG_OCR_LANG="ch"))
+    return plugin.create_engine(tmp_path_factory.mktemp("cache"))

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from minirag_index.settings import ConfigError
 from minirag_ingest.convert import ConversionError, convert_file
-from minirag_ingest.ocr import OcrError, load_ocr_engine, load_ocr_settings
-from minirag_ingest.settings import ConfigError
+from minirag_ingest.ocr import OcrError, load_ocr_engine
 from minirag_ocr import engine as engine_module
 from minirag_ocr import models
 from minirag_ocr.engine import RapidOcrEngine
@@ -145,8 +145,9 @@ def test_model_that_is_not_onnx_is_loud(
         engine.recognise_image(image)
 
 
-def test_entry_point_is_registered(tmp_path: Path) -> None:
-    engine = load_ocr_engine(load_ocr_settings(RAG_OCR_LANG="eslav", CACHE_DIR=tmp_path))
+def test_entry_point_is_registered(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("RAG_OCR_LANG", "eslav")
+    engine = load_ocr_engine(tmp_path)
     assert isinstance(engine, RapidOcrEngine)
     assert engine.lang == "eslav"
     # Creating the engine loads and downloads nothing.
@@ -154,9 +155,12 @@ def test_entry_point_is_registered(tmp_path: Path) -> None:
     assert not (tmp_path / "ocr").exists()
 
 
-def test_unknown_language_names_the_variable_and_the_ids(tmp_path: Path) -> None:
+def test_unknown_language_names_the_variable_and_the_ids(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("RAG_OCR_LANG", "klingon")
     with pytest.raises(ConfigError) as caught:
-        load_ocr_engine(load_ocr_settings(RAG_OCR_LANG="klingon", CACHE_DIR=tmp_path))
+        load_ocr_engine(tmp_path)
     assert caught.value.variable == "RAG_OCR_LANG"
     message = str(caught.value)
     assert "RAG_OCR_LANG='klingon'" in message

@@ -130,10 +130,11 @@ def test_pdf_page_numbers_through_the_pipeline(
         DB_PATH=tmp_path / "db",
         MODEL_NAME=embedder.model_name,
         CACHE_DIR=embedder.cache_dir,
-        CHUNK_TOKEN_BUDGET=16,  # small chunks, so the recognised lines get chunks of their own
     )
+    # Small chunks, so the recognised lines get chunks of their own.
+    ingest = load_settings(chunk_token_budget=16)
     pipeline = Pipeline(
-        MiniragIndex(settings, embedder=embedder), Roots([docs]), load_settings(), ocr=ocr_engine
+        MiniragIndex(settings, embedder=embedder), Roots([docs]), ingest, ocr=ocr_engine
     )
     prepared = pipeline.prepare_file(pdf)
     assert prepared.doc.ocr_engine == "rapidocr"

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from minirag_mcp.config import __version__, load_config
+from minirag_mcp.config import Config, ConfigProblem, __version__, load_config
 from minirag_mcp.instructions import BUDGET, POLICY, build_instructions
 
 
@@ -17,7 +17,7 @@ def test_cli_overrides_replace_the_environment(env: dict, tmp_path: Path) -> Non
             "model_name": "some/model",
         }
     )
-    assert config.error is None
+    assert isinstance(config, Config)
     assert config.roots == [other.resolve(), (tmp_path / "third").resolve()]
     assert config.db_path == (tmp_path / "db").resolve()
     assert config.index.MODEL_NAME == "some/model"
@@ -25,6 +25,7 @@ def test_cli_overrides_replace_the_environment(env: dict, tmp_path: Path) -> Non
 
 def test_db_path_defaults_under_the_first_root(env: dict) -> None:
     config = load_config({})
+    assert isinstance(config, Config)
     assert config.db_path == Path(env["BASE_DIR"]).resolve() / ".minirag" / "lancedb"
 
 
@@ -41,7 +42,7 @@ def test_a_bad_value_is_held_not_raised(
 ) -> None:
     monkeypatch.setenv(variable, value)
     config = load_config({})
-    assert config.error is not None and named in config.error
+    assert isinstance(config, ConfigProblem) and named in config.error
     assert config.version == __version__
 
 

@@ -377,3 +377,40 @@ def test_without_a_taxonomy_nothing_changes(
         assert not keys_anywhere(json.loads(out)) & LABEL_KEYS
     code, out, err = cli(capsys, "list")
     assert "undated" not in out and "(file)" not in out
+
+
+def test_cli_json_is_the_tools_structured_content_with_labels(
+    env: dict,
+    docs: Path,
+    taxonomy: Path,
+    plugin: FakePlugin,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    async def tools() -> dict[str, Any]:
+        async with Client(create_app(load_config({}))) as client:
+            assert (await synced(client))["state"] == "succeeded"
+            return {
+                "list": await call(client, "list_files", {"sort": "date"}),
+                "query": await call(client, "query_documents", {"query": "notes budget"}),
+                "find": await call(
+                    client, "find_mentions", {"terms": ["the"], "labels": {"type": "minutes"}}
+                ),
+            }
+
+    async def fresh_status() -> dict[str, Any]:  # a server that has not loaded the model yet
+        async with Client(create_app(load_config({}))) as client:
+            return await call(client, "status")
+
+    sent = run(tools())
+    sent["status"] = run(fresh_status())
+    assert sent["list"]["files"][0]["labels"]["project"]["source"] in ("path", "default")
+    commands = {
+        "list": ["list", "--sort", "date"],
+        "query": ["query", "notes budget"],
+        "find": ["find", "the", "--label", "type=minutes"],
+        "status": ["status"],
+    }
+    for name, args in commands.items():
+        code, out, err = cli(capsys, *args, "--json")
+        assert code == 0, (name, err)
+        assert json.loads(out) == sent[name], name

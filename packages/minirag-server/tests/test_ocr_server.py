@@ -1,9 +1,9 @@
 """OCR as the MCP tools and the CLI show it: without the [ocr] extra, and with the real one.
 
-"Without" is simulated by hiding every ``minirag.ocr`` entry point, so those tests mean the same
-in the base session and in a development environment that has minirag-ocr installed. Documents
-an earlier install read with OCR are injected through a pipeline holding a fake engine. The
-tests with the real extra skip when minirag-ocr is not installed.
+"Without" is simulated by registering no OCR plug-in (``plugins.REGISTERED``), so those tests
+mean the same in the base session and in a development environment that has minirag-ocr
+installed. Documents an earlier install read with OCR are injected through a pipeline holding a
+fake engine. The tests with the real extra skip when minirag-ocr is not installed.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import importlib.util
 import json
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -18,14 +19,14 @@ from typing import Any
 import pytest
 from fastmcp import Client
 
-from minirag_ingest import ocr as ocr_module
+from minirag_index.settings import ConfigError
+from minirag_ingest import plugins
+from minirag_ingest.formats import IMAGE_EXTENSIONS
 from minirag_ingest.install import install_hint
-from minirag_ingest.ocr import ENTRY_POINT_GROUP, IMAGE_EXTENSIONS, OcrSettings
 from minirag_ingest.pages import PAGES_SINCE_SCHEME
 from minirag_ingest.pipeline import Pipeline
-from minirag_ingest.settings import ConfigError
 from minirag_ingest.sync import sync
-from minirag_mcp.config import load_config
+from minirag_mcp.config import ConfigProblem, load_config
 from minirag_mcp.context import AppContext
 from minirag_mcp.server import create_app
 from testsupport.documents import blank_pdf, page_image, pdf_with_pages
@@ -61,15 +62,19 @@ class FakeEngine:
         return {n: f"{PAGE_TEXT} on page {n}" for n in page_numbers}
 
 
-class FakeEntryPoint:
+class FakePlugin:
+    """An OCR plug-in whose engine reads RAG_OCR_LANG and knows only eslav."""
+
     name = "rapidocr"
-    group = ENTRY_POINT_GROUP
 
-    def __init__(self, factory: Any) -> None:
-        self._factory = factory
-
-    def load(self) -> Any:
-        return self._factory
+    def create_engine(self, cache_dir: Path) -> FakeEngine:
+        lang = os.environ.get("RAG_OCR_LANG", "eslav")
+        if lang != "eslav":
+            raise ConfigError(
+                f"RAG_OCR_LANG={lang!r} is not valid; use one of: eslav, en",
+                variable="RAG_OCR_LANG",
+            )
+        return FakeEngine()
 
 
 def squashed(text: str) -> str:
@@ -88,13 +93,8 @@ def _ocr_env(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture
 def no_ocr_extra(monkeypatch: pytest.MonkeyPatch) -> None:
-    """As if minirag-ocr were not installed: no engine registers under ``minirag.ocr``."""
-
-    def nothing(*, group: str) -> list[object]:
-        assert group == ENTRY_POINT_GROUP
-        return []
-
-    monkeypatch.setattr(ocr_module, "entry_points", nothing)
+    """As if minirag-ocr were not installed: no OCR plug-in."""
+    monkeypatch.setitem(plugins.REGISTERED, plugins.OCR.group, None)
 
 
 def index_with_fake_ocr(docs: Path) -> tuple[Path, Path]:
@@ -200,18 +200,10 @@ def test_documents_read_with_ocr_are_kept_as_unreadable(
 def test_a_bad_ocr_setting_is_a_configuration_error(
     env: dict, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def factory(settings: OcrSettings) -> FakeEngine:
-        if settings.RAG_OCR_LANG != "eslav":
-            raise ConfigError(
-                f"RAG_OCR_LANG={settings.RAG_OCR_LANG!r} is not valid; use one of: eslav, en",
-                variable="RAG_OCR_LANG",
-            )
-        return FakeEngine()
-
-    monkeypatch.setattr(ocr_module, "entry_points", lambda *, group: [FakeEntryPoint(factory)])
+    monkeypatch.setitem(plugins.REGISTERED, plugins.OCR.group, FakePlugin())
     monkeypatch.setenv("RAG_OCR_LANG", "klingon")
     config = load_config({})
-    assert config.error and "RAG_OCR_LANG" in config.error
+    assert isinstance(config, ConfigProblem) and "RAG_OCR_LANG" in config.error
 
     async def go() -> None:
         async with Client(create_app(config)) as client:

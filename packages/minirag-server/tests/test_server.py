@@ -11,7 +11,7 @@ from fastmcp import Client
 
 from minirag_mcp.config import load_config
 from minirag_mcp.instructions import POLICY
-from minirag_mcp.operations import ocr_engine
+from minirag_mcp.listing import ocr_engine
 from minirag_mcp.server import create_app
 from testsupport.mcp import call, error_of, synced
 
@@ -58,6 +58,49 @@ def test_twelve_tools_each_described(env: dict) -> None:
                 neighbors.input_schema["properties"]
             )
             assert client.instructions.startswith(POLICY)
+
+    run(go())
+
+
+def unnamed_objects(schema: dict, node: Any = None, path: str = "") -> list[str]:
+    """Where an output schema has an object without named properties, or an untyped value."""
+    node = schema if node is None else node
+    if "$ref" in node:
+        node = schema["$defs"][node["$ref"].rsplit("/", 1)[-1]]
+    found: list[str] = []
+    for option in node.get("anyOf", []):
+        found += unnamed_objects(schema, option, path)
+    kind = node.get("type")
+    if kind == "array":
+        found += unnamed_objects(schema, node.get("items", {}), path + "[]")
+    elif kind == "object":
+        values = node.get("additionalProperties")
+        if isinstance(values, dict):  # a map: facet names, parent ids
+            found += unnamed_objects(schema, values, path + "{}")
+        elif not node.get("properties"):
+            found.append(path or "(top)")
+        for name, item in node.get("properties", {}).items():
+            found += unnamed_objects(schema, item, f"{path}.{name}")
+    elif not kind and not node.get("anyOf") and "const" not in node:
+        found.append(path)
+    return found
+
+
+def test_every_tool_publishes_an_output_schema_with_named_properties(env: dict) -> None:
+    async def go() -> None:
+        async with Client(create_app(load_config({}))) as client:
+            for tool in await client.list_tools():
+                schema = tool.output_schema
+                assert schema is not None and schema["type"] == "object", tool.name
+                assert schema["properties"] and schema["required"], tool.name
+                assert unnamed_objects(schema) == [], tool.name
+            query = next(
+                t.output_schema for t in await client.list_tools() if t.name == "query_documents"
+            )
+            hit = query["properties"]["hits"]["items"]
+            if "$ref" in hit:
+                hit = query["$defs"][hit["$ref"].rsplit("/", 1)[-1]]
+            assert {"chunkIndex", "parentId", "distance"} <= set(hit["properties"])
 
     run(go())
 
@@ -202,7 +245,8 @@ def test_outside_the_roots_and_bad_arguments_are_tool_errors(env: dict, tmp_path
         async with Client(create_app(load_config({}))) as client:
             message = await error_of(client, "ingest_file", {"filePath": str(outside)})
             assert "outside configured document roots" in message
-            assert "jobId" in await error_of(client, "sync_status", {"jobId": "nope"}) or True
+            unknown = await error_of(client, "sync_status", {"jobId": "nope"})
+            assert "no sync job 'nope' is known" in unknown
             assert "topK" in await error_of(client, "query_documents", {"query": "x", "topK": 0})
             assert await error_of(client, "ingest_url", {"url": "file:///etc/passwd"})
 

@@ -10,6 +10,7 @@ from fastmcp import Client
 
 from minirag_mcp import operations as ops
 from minirag_mcp.config import load_config
+from minirag_mcp.results import DocumentText
 from minirag_mcp.server import create_app
 from testsupport.mcp import call, error_of
 
@@ -54,7 +55,7 @@ def test_anything_a_tool_raises_is_a_tool_error_and_status_still_answers(
 def test_a_result_holding_undecodable_bytes_is_sent_escaped(
     env: dict, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    payload = {"source": "/docs/caf\udce9.md", "title": "caf\udce9", "text": "ok"}
+    payload = DocumentText(source="/docs/caf\udce9.md", title="caf\udce9", text="ok")
     monkeypatch.setattr(ops, "read_file", lambda *a, **k: payload)
 
     async def go() -> None:

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import importlib.util
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from minirag_classify.download import download_model, failed_download, is_cached
 from minirag_ingest.labels.taxonomy import ModelSpec
+
+if TYPE_CHECKING:
+    from minirag_classify.model import LlamaChoiceModel
 
 
 def llama_hint() -> str:
@@ -37,7 +41,7 @@ class LlamaPlugin:
             return None
         return failed_download(spec)  # downloaded on first use: available until that fails
 
-    def load(self, spec: ModelSpec, cache_dir: Path):
+    def load(self, spec: ModelSpec, cache_dir: Path) -> LlamaChoiceModel:
         from minirag_classify.model import LlamaChoiceModel
 
         if importlib.util.find_spec("llama_cpp") is None:

@@ -6,6 +6,8 @@ and it embeds and stores them; ask it a question and it fuses vector and keyword
 
 from minirag_index.embedder import Embedder, ModelLoadError
 from minirag_index.index import (
+    DEFAULT_NEIGHBORS,
+    DEFAULT_TOP_K,
     MAX_TOP_K,
     Hit,
     LookAlike,
@@ -17,18 +19,20 @@ from minirag_index.index import (
 )
 from minirag_index.reconstruct import rebuild_document, rebuild_section
 from minirag_index.scope import in_scope
-from minirag_index.settings import IndexConfigError, IndexSettings, load_index_settings
+from minirag_index.settings import ConfigError, IndexSettings, load_index_settings
 from minirag_index.store import ChunkInput, IndexMismatchError, SourceDoc, SourceInfo, StoredChunk
 from minirag_index.telemetry import keep_onnxruntime_offline
 
 keep_onnxruntime_offline()
 
 __all__ = [
+    "DEFAULT_NEIGHBORS",
+    "DEFAULT_TOP_K",
     "MAX_TOP_K",
     "ChunkInput",
+    "ConfigError",
     "Embedder",
     "Hit",
-    "IndexConfigError",
     "IndexMismatchError",
     "IndexSettings",
     "LookAlike",

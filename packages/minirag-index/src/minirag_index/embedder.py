@@ -141,7 +141,7 @@ def _cap_sequence(model: Any, max_tokens: int) -> None:
     """Truncate at ``max_tokens`` when the model's tokenizer would allow more."""
     tokenizer = getattr(getattr(model, "model", None), "tokenizer", None)
     truncation = getattr(tokenizer, "truncation", None)
-    if truncation and truncation.get("max_length", 0) > max_tokens:
+    if tokenizer is not None and truncation and truncation.get("max_length", 0) > max_tokens:
         tokenizer.enable_truncation(max_length=max_tokens)
 
 

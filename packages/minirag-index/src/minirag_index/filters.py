@@ -315,10 +315,10 @@ def apply_filter(sources: Mapping[str, Any], flt: DocFilter) -> FilterResult:
 def sort_by_date(sources: Iterable[Any]) -> list[Any]:
     """Newest first, undated last; ties keep their order (``list_files sort: "date"``)."""
     items = list(sources)
-    dated = [s for s in items if _as_date(s.doc_date) is not None]
-    undated = [s for s in items if _as_date(s.doc_date) is None]
-    dated.sort(key=lambda s: _as_date(s.doc_date), reverse=True)
-    return dated + undated
+    keyed = [(s, _as_date(s.doc_date)) for s in items]
+    dated = [(s, day) for s, day in keyed if day is not None]
+    dated.sort(key=lambda pair: pair[1], reverse=True)
+    return [s for s, _ in dated] + [s for s, day in keyed if day is None]
 
 
 def sources_filter_sql(sources: Collection[str]) -> str:

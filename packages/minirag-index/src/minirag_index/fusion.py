@@ -11,29 +11,30 @@ from __future__ import annotations
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
-from typing import Literal
+from typing import Generic, Literal, TypeVar
 
 RRF_K = 60
+K = TypeVar("K", bound=Hashable)
 
 
 @dataclass(frozen=True)
-class Fused:
-    key: Hashable
+class Fused(Generic[K]):
+    key: K
     score: float
     vector_rank: int | None
     keyword_rank: int | None
 
 
 def rrf_fuse(
-    vector_keys: Sequence[Hashable],
-    keyword_keys: Sequence[Hashable],
+    vector_keys: Sequence[K],
+    keyword_keys: Sequence[K],
     weight: float,
     k: int = RRF_K,
-) -> list[Fused]:
+) -> list[Fused[K]]:
     """Fuse two ranked lists; ties keep the vector side's order, then the keyword side's."""
     vector_rank = {key: rank for rank, key in enumerate(vector_keys)}
     keyword_rank = {key: rank for rank, key in enumerate(keyword_keys)}
-    fused = []
+    fused: list[Fused[K]] = []
     for key in dict.fromkeys([*vector_keys, *keyword_keys]):
         v, kw = vector_rank.get(key), keyword_rank.get(key)
         score = 0.0

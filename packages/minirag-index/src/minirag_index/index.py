@@ -3,12 +3,16 @@
 >>> index = MiniragIndex.open(IndexSettings(DB_PATH=..., MODEL_NAME=...))  # doctest: +SKIP
 """
 
+# Longer than 450 lines: MiniragIndex is the package's whole public face, one short method per
+# operation delegating to a module of its own; its result dataclasses sit beside it so the face
+# reads in one file.
+
 from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Collection, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
@@ -32,12 +36,14 @@ if TYPE_CHECKING:  # numpy-backed; imported on first use so opening an index sta
     from minirag_index.lookalike import LookAlikeIndex
     from minirag_index.mentions import MentionCorpus, MentionResult
     from minirag_index.snapshot import Snapshot
+    from minirag_index.store import Vector
 
 T = TypeVar("T")
 SNAPSHOT_VECTOR_BYTES = 256 * 1024 * 1024  # see snapshot.py
 SECTION_CACHE_LIMIT = 5_000  # rebuilt sections kept per table version
 MAX_TOP_K = 100
 DEFAULT_TOP_K = 10
+DEFAULT_NEIGHBORS = 2  # chunks read on each side of a hit, unless asked for others
 
 
 def candidate_count(top_k: int) -> int:
@@ -63,20 +69,6 @@ class Hit:
     parent_id: str
     pages: str | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        data: dict[str, Any] = {
-            "text": self.text,
-            "source": self.source,
-            "title": self.title,
-            "chunkIndex": self.chunk_index,
-            "score": self.score,
-            "distance": self.distance,
-            "parentId": self.parent_id,
-        }
-        if self.pages:
-            data["pages"] = self.pages
-        return data
-
 
 @dataclass(frozen=True)
 class SourceHits:
@@ -92,7 +84,6 @@ class SearchResult:
     parents: dict[str, str]
     keyword_error: str | None = None
     notice: str | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -152,6 +143,48 @@ class MiniragIndex:
     def delete_source(self, source: str) -> int:
         return self.store.delete_source(source)
 
+    def move_sources(self, moves: dict[str, SourceDoc]) -> int:
+        """Re-key each old source's chunks (vectors included) under its new source, in one
+        commit; the new document's hash, size and mtime replace the old ones."""
+        return self.store.move_sources(moves)
+
+    def move_source(self, old: str, new: SourceDoc) -> int:
+        return self.store.move_source(old, new)
+
+    def record_file_stats(self, stats: Sequence[tuple[str, int, float]]) -> None:
+        """New (size, mtime) of sources whose bytes did not change, in one commit."""
+        self.store.set_file_stats(stats)
+
+    def set_signatures(self, signatures: dict[str, bytes]) -> None:
+        """Look-alike signatures of several sources, in one commit."""
+        self.store.set_signatures(signatures)
+
+    def set_labels(self, source: str, labels: str | None) -> None:
+        """A source's stored labels, rewritten in place (nothing is embedded)."""
+        self.store.update_source_fields(source, {"labels": labels})
+
+    def stored_twice(self, among: Collection[str]) -> set[str]:
+        """Those of the file sources ``among`` holding more rows than distinct chunk numbers:
+        two writers stored them at once."""
+        if not among:
+            return set()
+        table = self.store.column_table(["source", "chunk_index"], "source_type = 'file'")
+        if table is None or table.num_rows == 0:
+            return set()
+        grouped = table.group_by("source").aggregate(
+            [("chunk_index", "count"), ("chunk_index", "count_distinct")]
+        )
+        sources = grouped.column("source").to_pylist()
+        rows = grouped.column("chunk_index_count").to_pylist()
+        distinct = grouped.column("chunk_index_count_distinct").to_pylist()
+        wanted = set(among)
+        counted = zip(sources, rows, distinct, strict=True)
+        return {source for source, n, d in counted if n != d and source in wanted}
+
+    @property
+    def db_path(self) -> Path:
+        return self.store.db_path
+
     def refresh(self) -> None:
         """Bring keyword indexes up to date after writes and drop old table versions."""
         self.store.optimize()
@@ -168,7 +201,7 @@ class MiniragIndex:
         table version."""
 
         def problem() -> str | None:
-            if self.store.vector_dim() is None:
+            if self.is_empty():
                 return None  # nothing embedded yet: any model may start it
             return self.store.model_problem(self.embedder.spec)
 
@@ -216,7 +249,7 @@ class MiniragIndex:
         allowed = snapshot.allowed(scope, sources) if snapshot is not None else None
         weight = self.settings.RAG_HYBRID_WEIGHT
         n = candidate_count(top_k)
-        keyword_rows: list[dict] = []
+        keyword_rows: list[dict[str, Any]] = []
         keyword_error = None
         future = (
             self._keyword_pool.submit(self.keyword_rows, query, n, where, snapshot)
@@ -250,12 +283,12 @@ class MiniragIndex:
 
     def vector_rows(
         self,
-        vector: Sequence[float],
+        vector: Vector,
         limit: int,
         where: str | None,
         snapshot: Snapshot | None = None,
         allowed: Any = None,
-    ) -> list[dict]:
+    ) -> list[dict[str, Any]]:
         """The vector side of a search: the ``limit`` nearest chunks, with ``_distance``.
         ``allowed`` is the snapshot's row mask for the same filter as ``where``."""
         if snapshot is not None:
@@ -264,7 +297,7 @@ class MiniragIndex:
 
     def keyword_rows(
         self, query: str, limit: int, where: str | None, snapshot: Snapshot | None = None
-    ) -> list[dict]:
+    ) -> list[dict[str, Any]]:
         """The keyword (BM25) side of a search: the ``limit`` best chunks, with ``_score``."""
         if snapshot is None:
             return self.store.keyword_search(query, limit, where)
@@ -285,8 +318,10 @@ class MiniragIndex:
 
         return self._per_version("snapshot", build)
 
-    def _fuse(self, vector_rows: list[dict], keyword_rows: list[dict], weight: float) -> list[Hit]:
-        def key(row: dict) -> tuple[str, int]:
+    def _fuse(
+        self, vector_rows: list[dict[str, Any]], keyword_rows: list[dict[str, Any]], weight: float
+    ) -> list[Hit]:
+        def key(row: dict[str, Any]) -> tuple[str, int]:
             return (row["source"], row["chunk_index"])
 
         rows = {key(r): r for r in keyword_rows}
@@ -347,13 +382,25 @@ class MiniragIndex:
     def source_chunks(self, source: str) -> list[StoredChunk]:
         return self.store.chunks(f"source = {sql_string(source)}")
 
+    def chunks_of(self, sources: Collection[str]) -> dict[str, list[StoredChunk]]:
+        """The stored chunks of each of ``sources`` (one read), in chunk order."""
+        by_source: dict[str, list[StoredChunk]] = {}
+        if sources:
+            for chunk in self.store.chunks(sources_filter_sql(sources)):
+                by_source.setdefault(chunk.source, []).append(chunk)
+        return by_source
+
     def read_document(self, source: str) -> str | None:
         """The whole document rebuilt from its chunks, or None if the source is not indexed."""
         chunks = self.source_chunks(source)
         return rebuild_document(chunks) if chunks else None
 
     def neighbors(
-        self, source: str, chunk_index: int, before: int = 1, after: int = 1
+        self,
+        source: str,
+        chunk_index: int,
+        before: int = DEFAULT_NEIGHBORS,
+        after: int = DEFAULT_NEIGHBORS,
     ) -> list[NeighborChunk] | None:
         """The chunks around ``chunk_index`` (inclusive), or None if the source is unknown."""
         if before < 0 or after < 0:
@@ -459,6 +506,16 @@ class MiniragIndex:
     def sources(self, scope: str | None = None) -> dict[str, SourceInfo]:
         infos = self.store.sources(scope_filter_sql(scope))
         return {s: i for s, i in infos.items() if in_scope(s, scope)}
+
+    def sources_among(self, sources: Collection[str]) -> dict[str, SourceInfo]:
+        """The stored entries of those of ``sources`` the index holds."""
+        from minirag_index.filters import sources_filter_sql
+
+        return self.store.sources(sources_filter_sql(sources))
+
+    def is_empty(self) -> bool:
+        """Nothing embedded yet: no table, or no vectors in it."""
+        return self.store.vector_dim() is None
 
     def stale_chunk_count(self, current_scheme: int) -> int:
         return self.store.count_rows(f"scheme < {int(current_scheme)}")

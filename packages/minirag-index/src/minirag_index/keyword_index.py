@@ -16,6 +16,7 @@ old indexes, if any, with the query as typed.
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Callable
 from typing import Any
@@ -102,7 +103,7 @@ def ensure_current(table: Any, retry: Callable[[Callable[[], Any]], Any]) -> lis
     problems: list[str] = []
     for name in old_indexes:
         try:
-            retry(lambda name=name: table.drop_index(name))
+            retry(functools.partial(table.drop_index, name))
         except Exception as exc:
             problems.append(f"the old keyword index {name!r} could not be dropped: {exc}")
     for column in TERM_COLUMNS:
@@ -140,10 +141,11 @@ def _fill_terms(table: Any, retry: Callable[[Callable[[], Any]], Any], condition
                 **{c: pa.array([v[c] for v in values], pa.string()) for c in TERM_COLUMNS},
             }
         )
+
         # A row another writer replaced since it was read keeps the terms written with it.
-        retry(
-            lambda batch=batch: (
-                table.merge_insert("id").when_matched_update_all(where=_UNCHANGED).execute(batch)
-            )
-        )
+        def commit(batch: Any = batch) -> Any:
+            update = table.merge_insert("id").when_matched_update_all(where=_UNCHANGED)
+            return update.execute(batch)
+
+        retry(commit)
         log.info("keyword terms: %d of %d chunks", min(start + UPGRADE_BATCH, todo), todo)

@@ -32,6 +32,9 @@ already in the body of the chunk that opens its section, so breadcrumbs never ad
 ``matchedChunks`` or to a document's rank.
 """
 
+# Longer than 450 lines: the term grammar, the in-memory corpus and the vectorised scan share
+# the array layout of MentionCorpus and _TermHits; apart, each would reach into the other's.
+
 from __future__ import annotations
 
 import re
@@ -298,12 +301,6 @@ class FirstMatch:
     pages: str | None = None
     """The PDF page(s) of that chunk, when known (filled in by the index)."""
 
-    def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"chunkIndex": self.chunk_index, "snippet": self.snippet}
-        if self.pages:
-            out["pages"] = self.pages
-        return out
-
 
 @dataclass
 class MentionDocument:
@@ -315,17 +312,6 @@ class MentionDocument:
     first_match: FirstMatch | None
     """The first chunk (lowest chunk index) that mentions a term; None for a title-only match."""
 
-    def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "source": self.source,
-            "title": self.title,
-            "matchingChunks": self.matching_chunks,
-            "titleMatch": self.title_match,
-        }
-        if self.first_match is not None:
-            out["firstMatch"] = self.first_match.to_dict()
-        return out
-
 
 @dataclass
 class MentionForm:
@@ -333,9 +319,6 @@ class MentionForm:
     """A word form a term matched (folded: lower case, ё as е)."""
     documents: int
     """Matched documents that contain this form."""
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"form": self.form, "documents": self.documents}
 
 
 @dataclass
@@ -352,23 +335,6 @@ class MentionResult:
     next_offset: int | None = None
     notice: str | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "terms": [t.display for t in self.terms],
-            "match": self.match,
-            "searchedDocuments": self.searched_documents,
-            "matchedDocuments": self.matched_documents,
-            "matchedChunks": self.matched_chunks,
-            "forms": [f.to_dict() for f in self.forms],
-            "documents": [d.to_dict() for d in self.documents],
-            "offset": self.offset,
-        }
-        if self.next_offset is not None:
-            out["nextOffset"] = self.next_offset
-        if self.notice:
-            out["notice"] = self.notice
-        return out
-
 
 # --------------------------------------------------------------------------- search
 
@@ -383,7 +349,9 @@ class _TermHits:
     title_forms: list[str]
 
 
-def _scan(pattern: re.Pattern[str], text: str, starts: np.ndarray, term: Term):
+def _scan(
+    pattern: re.Pattern[str], text: str, starts: np.ndarray, term: Term
+) -> tuple[np.ndarray, np.ndarray, list[str]]:
     """Segment (chunk or title) of every hit of ``pattern`` in ``text``, the offset where each
     hit ends within its segment, and its word form."""
     positions: list[int] = []
@@ -453,66 +421,31 @@ def find_mentions(
     limit = min(max(int(limit), 1), MAX_PAGE)
 
     ndocs = corpus.document_count
-    if doc_filter is None:
-        scope = np.ones(ndocs, dtype=bool)
-    else:
-        scope = np.fromiter((bool(doc_filter(s)) for s in corpus.sources), dtype=bool, count=ndocs)
+    scope = _in_scope(corpus, doc_filter)
     searched = int(scope.sum())
-
     hits = [_search_term(corpus, t) for t in terms_]
-    combined = np.ones(ndocs, dtype=bool) if match == "all" else np.zeros(ndocs, dtype=bool)
-    for h in hits:
-        has = np.zeros(ndocs, dtype=bool)
-        has[h.docs] = True
-        has[h.title_docs] = True
-        combined = combined & has if match == "all" else combined | has
-    matched = combined & scope
-
-    body_hit = np.zeros(corpus.chunk_count, dtype=bool)
-    context_hit = np.zeros(corpus.chunk_count, dtype=bool)
-    title_hit = np.zeros(ndocs, dtype=bool)
-    for h in hits:
-        keep = matched[h.docs]
-        body_hit[h.chunks[keep & ~h.in_context]] = True
-        context_hit[h.chunks[keep & h.in_context]] = True
-        title_hit[h.title_docs[matched[h.title_docs]]] = True
-    hit_chunks = _counted_chunks(corpus, body_hit, context_hit)
+    matched = _matched(hits, ndocs, match) & scope
+    hit_chunks, title_hit = _hit_chunks(corpus, hits, matched)
     per_doc = np.bincount(corpus.chunk_doc[hit_chunks], minlength=ndocs)
 
     matched_docs = np.nonzero(matched)[0]
     forms = _count_forms(hits, matched)
 
-    # Rank: title matches first, then more matching chunks, then source.
-    order = np.lexsort(
-        (
-            corpus.source_rank[matched_docs],
-            -per_doc[matched_docs],
-            ~title_hit[matched_docs],
-        )
-    )
-    ranked = matched_docs[order]
+    ranked = _ranked(corpus, matched_docs, per_doc, title_hit)
     page = ranked[offset : offset + limit]
 
     first_chunk = _first_chunks(corpus, hit_chunks, page)
     patterns = [t.pattern for t in terms_]
-    documents: list[MentionDocument] = []
-    for d in page.tolist():
-        c = first_chunk.get(d)
-        first = None
-        if c is not None:
-            first = FirstMatch(
-                chunk_index=int(corpus.chunk_index[c]),
-                snippet=_snippet(corpus.chunk_texts[c], int(corpus.chunk_search_from[c]), patterns),
-            )
-        documents.append(
-            MentionDocument(
-                source=corpus.sources[d],
-                title=corpus.titles[d],
-                matching_chunks=int(per_doc[d]),
-                title_match=bool(title_hit[d]),
-                first_match=first,
-            )
+    documents = [
+        MentionDocument(
+            source=corpus.sources[d],
+            title=corpus.titles[d],
+            matching_chunks=int(per_doc[d]),
+            title_match=bool(title_hit[d]),
+            first_match=_first_match(corpus, first_chunk.get(d), patterns),
         )
+        for d in page.tolist()
+    ]
 
     total = len(ranked)
     next_offset = offset + limit if offset + limit < total else None
@@ -533,6 +466,60 @@ def find_mentions(
         limit=limit,
         next_offset=next_offset,
         notice=notice,
+    )
+
+
+def _ranked(
+    corpus: MentionCorpus, docs: np.ndarray, per_doc: np.ndarray, title_hit: np.ndarray
+) -> np.ndarray:
+    """``docs`` ranked: title matches first, then more matching chunks, then source."""
+    order = np.lexsort((corpus.source_rank[docs], -per_doc[docs], ~title_hit[docs]))
+    return docs[order]
+
+
+def _in_scope(corpus: MentionCorpus, doc_filter: Callable[[str], bool] | None) -> np.ndarray:
+    """Per document: whether it is searched."""
+    ndocs = corpus.document_count
+    if doc_filter is None:
+        return np.ones(ndocs, dtype=bool)
+    return np.fromiter((bool(doc_filter(s)) for s in corpus.sources), dtype=bool, count=ndocs)
+
+
+def _matched(hits: Sequence[_TermHits], ndocs: int, match: str) -> np.ndarray:
+    """Per document: whether it holds every term (``all``) or one (``any``), title or text."""
+    combined = np.ones(ndocs, dtype=bool) if match == "all" else np.zeros(ndocs, dtype=bool)
+    for h in hits:
+        has = np.zeros(ndocs, dtype=bool)
+        has[h.docs] = True
+        has[h.title_docs] = True
+        combined = combined & has if match == "all" else combined | has
+    return combined
+
+
+def _hit_chunks(
+    corpus: MentionCorpus, hits: Sequence[_TermHits], matched: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The counted matching chunks of the matched documents, and per document whether its
+    title matches."""
+    body_hit = np.zeros(corpus.chunk_count, dtype=bool)
+    context_hit = np.zeros(corpus.chunk_count, dtype=bool)
+    title_hit = np.zeros(corpus.document_count, dtype=bool)
+    for h in hits:
+        keep = matched[h.docs]
+        body_hit[h.chunks[keep & ~h.in_context]] = True
+        context_hit[h.chunks[keep & h.in_context]] = True
+        title_hit[h.title_docs[matched[h.title_docs]]] = True
+    return _counted_chunks(corpus, body_hit, context_hit), title_hit
+
+
+def _first_match(
+    corpus: MentionCorpus, chunk: int | None, patterns: list[re.Pattern[str]]
+) -> FirstMatch | None:
+    if chunk is None:
+        return None
+    return FirstMatch(
+        chunk_index=int(corpus.chunk_index[chunk]),
+        snippet=_snippet(corpus.chunk_texts[chunk], int(corpus.chunk_search_from[chunk]), patterns),
     )
 
 
@@ -574,7 +561,9 @@ def _count_forms(hits: list[_TermHits], matched: np.ndarray) -> list[MentionForm
     return out
 
 
-def _first_chunks(corpus: MentionCorpus, hit_chunks: np.ndarray, docs: np.ndarray) -> dict:
+def _first_chunks(
+    corpus: MentionCorpus, hit_chunks: np.ndarray, docs: np.ndarray
+) -> dict[int, int]:
     """For each of ``docs``, its matching chunk with the lowest chunk index."""
     if not len(docs) or not len(hit_chunks):
         return {}

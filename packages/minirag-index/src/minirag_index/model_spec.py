@@ -64,16 +64,6 @@ class ModelSpec:
     def describe(self) -> str:
         return f"{self.id!r} ({self.dim} dimensions, {self.prefix_rule()})"
 
-    def to_dict(self) -> dict[str, Any]:
-        """The camelCase form ``status`` reports."""
-        return {
-            "id": self.id,
-            "dim": self.dim,
-            "queryPrefix": self.query_prefix,
-            "passagePrefix": self.passage_prefix,
-            "modelName": self.name or self.id,
-        }
-
 
 def _read_json(path: Path) -> dict[str, Any]:
     try:

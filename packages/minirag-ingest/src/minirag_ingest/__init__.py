@@ -1,1 +1,52 @@
-"""minirag-ingest."""
+"""minirag-ingest: documents in, an up-to-date index out.
+
+The public face (see README.md): :class:`Corpus` (a listing of the files with their state, the
+corpus's report for status), :class:`JobManager` (syncs that bring the index in line with the
+disk, as background jobs; :func:`minirag_ingest.sync.sync` runs one in the foreground),
+:class:`Pipeline` (convert, chunk, embed and store one file, text or page),
+:func:`minirag_ingest.file_state.file_state` (the one rule for where a file stands) and the
+plug-in contracts in :mod:`minirag_ingest.plugins`. Each name is imported on first use, so
+importing the package loads nothing. (``sync`` and ``file_state`` are not re-exported here:
+they are also the names of their modules.)
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from minirag_ingest.corpus import Corpus, CorpusReport, ListedFile, Listing
+    from minirag_ingest.file_state import FileState
+    from minirag_ingest.jobs import JobManager
+    from minirag_ingest.pipeline import Pipeline
+    from minirag_ingest.sync import SyncReport
+
+_HOMES = {
+    "Corpus": "minirag_ingest.corpus",
+    "CorpusReport": "minirag_ingest.corpus",
+    "ListedFile": "minirag_ingest.corpus",
+    "Listing": "minirag_ingest.corpus",
+    "FileState": "minirag_ingest.file_state",
+    "JobManager": "minirag_ingest.jobs",
+    "Pipeline": "minirag_ingest.pipeline",
+    "SyncReport": "minirag_ingest.sync",
+}
+
+__all__ = [
+    "Corpus",
+    "CorpusReport",
+    "FileState",
+    "JobManager",
+    "ListedFile",
+    "Listing",
+    "Pipeline",
+    "SyncReport",
+]
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'minirag_ingest' has no attribute {name!r}")
+    return getattr(importlib.import_module(home), name)

@@ -5,6 +5,9 @@ Everything except WebVTT goes through markitdown; transcripts use our own reader
 converted, because importing them costs noticeable start-up time.
 """
 
+# Longer than 450 lines: one dispatch from a file's kind to its converter, with the failure
+# wording all converters share; the big readers (vtt, notebooks, pdf, web) are modules already.
+
 from __future__ import annotations
 
 import io
@@ -16,54 +19,29 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, BinaryIO, Literal
 
+from minirag_ingest.errors import ConversionError
+from minirag_ingest.formats import IMAGE_EXTENSIONS, SUPPORTED_EXTENSIONS
 from minirag_ingest.inflation import TooMuchInflation, check_inflation
-from minirag_ingest.ocr import (
-    DEFAULT_MIN_CHARS_PER_PAGE,
-    IMAGE_EXTENSIONS,
-    OcrEngine,
-    OcrError,
-)
+from minirag_ingest.ocr import OcrError
+from minirag_ingest.plugins import OcrEngine
+from minirag_ingest.settings import DEFAULT_MIN_CHARS_PER_PAGE
 from minirag_ingest.text_encoding import NotText, detect_encoding
 
-SUPPORTED_EXTENSIONS: frozenset[str] = frozenset(
-    {
-        ".md",
-        ".markdown",
-        ".txt",
-        ".pdf",
-        ".docx",
-        ".pptx",
-        ".xlsx",
-        ".html",
-        ".htm",
-        ".csv",
-        ".epub",
-        ".ipynb",
-        ".vtt",
-    }
-)
+__all__ = [
+    "SUPPORTED_EXTENSIONS",
+    "ConversionError",
+    "Converted",
+    "convert_content",
+    "convert_file",
+]
 
 # Formats whose converter reports a title taken from document metadata rather than the body.
 _METADATA_TITLE_KINDS = frozenset({"html", "htm", "epub"})
 
 ContentFormat = Literal["text", "markdown", "html"]
 log = logging.getLogger(__name__)
-
-
-class ConversionError(Exception):
-    """A file could not be turned into Markdown; ``str()`` is a one-line reason naming it."""
-
-    def __init__(self, path: str | os.PathLike[str] | None, reason: str) -> None:
-        self.path = None if path is None else str(path)
-        self.reason = _one_line(reason)
-        super().__init__(self.path, self.reason)
-
-    def __str__(self) -> str:
-        if self.path is None:
-            return self.reason
-        return f"{Path(self.path).name}: {self.reason}"
 
 
 @dataclass(frozen=True)
@@ -241,7 +219,8 @@ def _run_markitdown(path: Path, kind: str) -> Any:
     from markitdown import StreamInfo
 
     try:
-        with open(path, "rb") as stream:
+        with open(path, "rb") as opened:
+            stream: BinaryIO = opened
             if kind == "pdf":  # markitdown's conversion, keeping each page's text
                 from minirag_ingest.pdf import read_pdf
 
@@ -488,7 +467,3 @@ def _describe(exc: BaseException) -> str:
     message = str(exc).strip() or type(exc).__name__
     first = message.splitlines()[0]
     return f"{type(exc).__name__}: {first}"[:300]
-
-
-def _one_line(text: str) -> str:
-    return " ".join(text.split())

@@ -27,6 +27,9 @@ ever. So conversion - markitdown, the WebVTT reader, OCR - runs in a worker proc
 Embedding stays in the main process: the model is loaded once, there.
 """
 
+# Longer than 450 lines: the pool, its workers' watchdog and the shared memory ceiling are one
+# protocol over the same queues and process handles; apart, each half would reach into the other.
+
 from __future__ import annotations
 
 import atexit
@@ -44,8 +47,8 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any
 
-from minirag_ingest.convert import ConversionError
-from minirag_ingest.ocr import OcrEngine
+from minirag_ingest.errors import ConversionError
+from minirag_ingest.plugins import OcrEngine
 from minirag_ingest.reading import FileRead, ReadRequest, read_contained
 from minirag_ingest.settings import describe_bytes
 

@@ -91,7 +91,9 @@ def workspace_flag(pyproject: dict[str, Any], extra: str) -> str:
     return f"--inexact --package {DISTRIBUTION} --extra {extra}"
 
 
-def extra_command(extra: str, origin: Origin, workspace: tuple[Path, dict] | None = None) -> str:
+def extra_command(
+    extra: str, origin: Origin, workspace: tuple[Path, dict[str, Any]] | None = None
+) -> str:
     """The command that gives ``origin``'s install the extra; ``workspace`` is the clone's root
     and parsed pyproject.toml for an editable install."""
     if origin.kind == "editable" and workspace is not None:

@@ -27,9 +27,8 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 from minirag_ingest.lock import SyncLock
 from minirag_ingest.sync import SyncReport, sync
@@ -68,7 +67,7 @@ class JobStatus:
     counts: dict[str, int]
     errors: list[dict[str, str]]
     progress: dict[str, int]  # {"done": …, "total": …}, plus chunksEmbedded/chunksToEmbed
-    started_at: float
+    started_at: float  # time.time() seconds
     finished_at: float | None = None
     error: str | None = None  # why the sync itself stopped, when it raised
     unreadable_files: tuple[str, ...] = ()  # indexed files kept unread (images without OCR)
@@ -77,26 +76,6 @@ class JobStatus:
     def finished(self) -> bool:
         return self.state != "running"
 
-    def to_dict(self) -> dict[str, Any]:
-        """The sync_status payload: camelCase keys, times as ISO 8601 UTC."""
-        data: dict[str, Any] = {
-            "jobId": self.job_id,
-            "state": self.state,
-            "counts": dict(self.counts),
-            "errors": [dict(e) for e in self.errors],
-            "progress": dict(self.progress),
-            "startedAt": _iso(self.started_at),
-        }
-        if self.scope is not None:
-            data["scope"] = self.scope
-        if self.finished_at is not None:
-            data["finishedAt"] = _iso(self.finished_at)
-        if self.error is not None:
-            data["error"] = self.error
-        if self.unreadable_files:
-            data["unreadableFiles"] = list(self.unreadable_files)
-        return data
-
 
 def _final_state(job: _Job) -> JobState:
     if job.error is not None or job.report.error is not None:
@@ -104,10 +83,6 @@ def _final_state(job: _Job) -> JobState:
     if job.report.interrupted:
         return "interrupted"
     return "succeeded" if job.report.ok else "failed"
-
-
-def _iso(timestamp: float) -> str:
-    return datetime.fromtimestamp(timestamp, UTC).isoformat(timespec="seconds")
 
 
 class _Job:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import re
 
-from minirag_ingest.convert import ConversionError
+from minirag_ingest.errors import ConversionError
 
 NO_TEXT_REASON = (
     "converted to no text: the document is empty or holds only markup or pictures, "

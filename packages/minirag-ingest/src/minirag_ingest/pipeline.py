@@ -4,6 +4,9 @@
 several documents and embed their chunks in one batch with :meth:`Pipeline.store`.
 """
 
+# Longer than 450 lines: the one path from a file, a text or a page to stored chunks, step by
+# step; conversion (reading.py), chunking and labels are modules of their own already.
+
 from __future__ import annotations
 
 import hashlib
@@ -13,19 +16,20 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from minirag_index import ChunkInput, MiniragIndex, SourceDoc, rebuild_document
 from minirag_ingest.chunking import SCHEME_VERSION, chunk_markdown
-from minirag_ingest.convert import SUPPORTED_EXTENSIONS, Converted
+from minirag_ingest.convert import Converted
 from minirag_ingest.convert import convert_content as _convert_content
 from minirag_ingest.dates import document_date
+from minirag_ingest.formats import SUPPORTED_EXTENSIONS
 from minirag_ingest.labels.resolve import ModelSession, relative_path, resolve_labels
 from minirag_ingest.labels.taxonomy import Taxonomy, TaxonomyError, TaxonomyLoader
 from minirag_ingest.names import id_name, to_id
 from minirag_ingest.no_text import NoText, holds_text
-from minirag_ingest.ocr import DEFAULT_MIN_CHARS_PER_PAGE, OcrEngine
 from minirag_ingest.pages import PageIndex
+from minirag_ingest.plugins import OcrEngine
 from minirag_ingest.reading import FileRead, ReadRequest, read_contained
 from minirag_ingest.reading import file_hash as file_hash  # sync and benchmarks use it from here
 from minirag_ingest.roots import Roots
@@ -180,7 +184,6 @@ class Pipeline:
         *,
         extra_extensions: Sequence[str] = (),
         ocr: OcrEngine | None = None,
-        ocr_min_chars_per_page: int = DEFAULT_MIN_CHARS_PER_PAGE,
         taxonomy: TaxonomyLoader | None = None,
         pool: ConversionPool | None = None,
     ):
@@ -190,7 +193,7 @@ class Pipeline:
         self.settings = settings
         self.taxonomy = taxonomy
         self.ocr = ocr
-        self.ocr_min_chars_per_page = ocr_min_chars_per_page
+        self.ocr_min_chars_per_page = settings.rag_ocr_min_chars_per_page
         ocr_extensions = ocr.image_extensions if ocr is not None else ()
         self.extensions = {
             *SUPPORTED_EXTENSIONS,
@@ -224,7 +227,7 @@ class Pipeline:
         chunked = chunk_markdown(
             converted.markdown,
             count_tokens=self.index.embedder.token_counter(),
-            budget=self.index.settings.CHUNK_TOKEN_BUDGET,
+            budget=self.settings.chunk_token_budget,
             title=title,
         )
         pages: list[str | None] = [None] * len(chunked.chunks)
@@ -245,7 +248,7 @@ class Pipeline:
             chunks,
             title,
             self.index.embedder.token_counter(),
-            self.index.settings.CHUNK_TOKEN_BUDGET,
+            self.settings.chunk_token_budget,
         )
 
     def signature_for(self, text: str) -> bytes | None:
@@ -369,7 +372,7 @@ class Pipeline:
         progress while it is embedded, instead of a sync that seems to hang on it."""
         texts = [chunk.text for item in items for chunk in item.chunks]
         self.index.check_model()  # before embedding what another model's index would refuse
-        vectors: list = []
+        vectors: list[Any] = []
         for start in range(0, len(texts), EMBED_SLICE):
             vectors.extend(self.index.embedder.embed_passages(texts[start : start + EMBED_SLICE]))
             if on_embedded is not None and len(texts) > EMBED_SLICE:

@@ -18,10 +18,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from minirag_ingest.contained import NotARegularFile, open_inside, pinned
-from minirag_ingest.convert import ConversionError, Converted, convert_file
+from minirag_ingest.convert import Converted, convert_file
 from minirag_ingest.convert import _check_size as check_size
-from minirag_ingest.ocr import DEFAULT_MIN_CHARS_PER_PAGE, OcrEngine
+from minirag_ingest.errors import ConversionError
+from minirag_ingest.plugins import OcrEngine
 from minirag_ingest.roots import PathOutsideRoots, Roots
+from minirag_ingest.settings import DEFAULT_MIN_CHARS_PER_PAGE
 
 _HASH_BLOCK = 1 << 20
 # Loggers whose warnings about a file are handed back with its FileRead, naming the file as the

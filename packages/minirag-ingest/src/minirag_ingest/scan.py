@@ -12,6 +12,9 @@ The walk uses :func:`os.scandir` and keeps paths as strings until it emits a fil
 tens of thousands of files scans in a fraction of a second.
 """
 
+# Longer than 450 lines: the ignore rules and the walk share the folded-path matching and the
+# reporting of folders that could not be listed; the walk is the only user of the rules' internals.
+
 from __future__ import annotations
 
 import os
@@ -23,26 +26,10 @@ from pathlib import Path
 
 import pathspec
 
+from minirag_ingest.formats import SUPPORTED_EXTENSIONS
 from minirag_ingest.names import to_id
 from minirag_ingest.roots import Roots, is_within
 
-SUPPORTED_EXTENSIONS: frozenset[str] = frozenset(
-    {
-        ".md",
-        ".markdown",
-        ".txt",
-        ".pdf",
-        ".docx",
-        ".pptx",
-        ".xlsx",
-        ".html",
-        ".htm",
-        ".csv",
-        ".epub",
-        ".ipynb",
-        ".vtt",
-    }
-)
 IGNORE_FILE_NAME = ".miniragignore"
 SKIPPED_FOLDER_NAMES = frozenset({"node_modules", "__pycache__", "venv", ".venv"})
 VENV_MARKER = "pyvenv.cfg"
@@ -139,7 +126,7 @@ class IgnoreRules:
         """The rule line excluding ``folded_relative`` (a folded, ``/``-separated path under
         the root; folders end with ``/``), or None when it is not excluded."""
         result = self.spec.check_file(folded_relative)
-        if result.include:
+        if result.include and result.index is not None:
             return self.lines[result.index].strip()
         return None
 
@@ -310,23 +297,10 @@ class _Walk:
         if name.startswith("."):
             return
         link = entry.is_symlink()
-        if link:
-            real = os.path.realpath(entry.path)
-            if not self.roots.roots_above(Path(real)):
-                return  # escapes every root: not part of the corpus
-            try:
-                info = os.stat(real)
-            except OSError:
-                return  # a broken link or a link loop
-            is_dir = stat_module.S_ISDIR(info.st_mode)
-            if not is_dir and not stat_module.S_ISREG(info.st_mode):
-                return
-        else:
-            real = parent_real + os.sep + name
-            is_dir = entry.is_dir(follow_symlinks=False)
-            if not is_dir and not entry.is_file(follow_symlinks=False):
-                return
-            info = None
+        kind = self.link_target(entry) if link else _plain_kind(entry, parent_real)
+        if kind is None:
+            return
+        real, is_dir, info = kind
         if _skipped_name(name, is_dir):
             return
         if not is_dir and not _has_extension(name, self.extensions):
@@ -359,6 +333,32 @@ class _Walk:
         path = Path(entry.path)
         real_path = path if real == entry.path else Path(real)
         self.result.files.append(ScannedFile(path, real_path, info.st_size, info.st_mtime))
+
+    def link_target(self, entry: os.DirEntry[str]) -> _EntryKind | None:
+        """Where a symbolic link leads, when that is a folder or file inside a root."""
+        real = os.path.realpath(entry.path)
+        if not self.roots.roots_above(Path(real)):
+            return None  # escapes every root: not part of the corpus
+        try:
+            info = os.stat(real)
+        except OSError:
+            return None  # a broken link or a link loop
+        is_dir = stat_module.S_ISDIR(info.st_mode)
+        if not is_dir and not stat_module.S_ISREG(info.st_mode):
+            return None
+        return real, is_dir, info
+
+
+# An entry's real path, whether it is a folder, and its stat when already taken.
+_EntryKind = tuple[str, bool, "os.stat_result | None"]
+
+
+def _plain_kind(entry: os.DirEntry[str], parent_real: str) -> _EntryKind | None:
+    """A folder or regular file that is not a link (anything else is skipped)."""
+    is_dir = entry.is_dir(follow_symlinks=False)
+    if not is_dir and not entry.is_file(follow_symlinks=False):
+        return None
+    return parent_real + os.sep + entry.name, is_dir, None
 
 
 def _is_loop(target: str, chain: tuple[str, ...]) -> bool:

@@ -1,9 +1,11 @@
 """Ingest configuration read from the environment, and document-root resolution.
 
-Variables carry no prefix (``BASE_DIR``, ``BASE_DIRS``, ``DB_PATH``, ``MAX_FILE_SIZE``,
-``ALLOW_PRIVATE_URLS``), except the conversion limits ``RAG_CONVERT_MAX_MEMORY`` and
-``RAG_CONVERT_TIMEOUT``. A variable set to an empty string counts as unset, since launchers such
-as the Claude Desktop bundle pass empty values for fields the user left blank.
+Variables carry no prefix (``BASE_DIR``, ``BASE_DIRS``, ``MAX_FILE_SIZE``, ``ALLOW_PRIVATE_URLS``,
+``CHUNK_TOKEN_BUDGET``), except ``RAG_OCR_MIN_CHARS_PER_PAGE`` and the conversion limits
+``RAG_CONVERT_MAX_MEMORY`` and ``RAG_CONVERT_TIMEOUT``. ``DB_PATH`` is the index's
+(:class:`~minirag_index.settings.IndexSettings`); :func:`resolve_db_path` only picks its default.
+A variable set to an empty string counts as unset, since launchers such as the Claude Desktop
+bundle pass empty values for fields the user left blank.
 
 ``BASE_DIRS`` is kept as raw text on the model and only parsed by :func:`resolve_roots`, so a
 broken value never stops the settings from loading: ``status`` can still report it.
@@ -14,128 +16,83 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import ValidationError, field_validator
+from pydantic import BeforeValidator, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from minirag_index.settings import SWITCH_ACCEPTS, ConfigError, Switch
+from minirag_index.settings import load_settings as load_any_settings
+
+__all__ = [
+    "DEFAULT_CHUNK_TOKEN_BUDGET",
+    "DEFAULT_CONVERT_MAX_MEMORY",
+    "DEFAULT_CONVERT_TIMEOUT",
+    "DEFAULT_MAX_FILE_SIZE",
+    "DEFAULT_MIN_CHARS_PER_PAGE",
+    "ConfigError",
+    "IngestSettings",
+    "load_settings",
+    "resolve_db_path",
+    "resolve_roots",
+]
+
 DEFAULT_MAX_FILE_SIZE = 104_857_600  # 100 MB
+DEFAULT_CHUNK_TOKEN_BUDGET = 110
+DEFAULT_MIN_CHARS_PER_PAGE = 25
 DEFAULT_CONVERT_MAX_MEMORY = 1 << 30  # 1 GB for conversion, each worker and all together
 DEFAULT_CONVERT_TIMEOUT = 120.0  # seconds for one file's conversion
 MIN_CONVERT_MEMORY = 64 << 20  # below this nothing converts; catches "1" meant as 1 GB
 _SIZE_SUFFIXES = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
 DB_SUBDIR = Path(".minirag") / "lancedb"
 
-_TRUE_WORDS = frozenset({"1", "true", "yes", "on"})
-_FALSE_WORDS = frozenset({"0", "false", "no", "off"})
-
 BASE_DIRS_EXAMPLE = """BASE_DIRS='["/docs/a", "/docs/b"]'"""
 BASE_DIRS_MESSAGE = "BASE_DIRS must be a JSON array of one or more non-empty path strings"
 
-
-class ConfigError(Exception):
-    """A configuration value is invalid; the message names the variable and what it accepts."""
-
-    def __init__(self, message: str, variable: str | None = None) -> None:
-        super().__init__(message)
-        self.variable = variable
-
-
-class IngestSettings(BaseSettings):
-    """Environment settings that ingestion needs. Use :func:`load_settings` to get a
-    :class:`ConfigError` instead of a pydantic ``ValidationError`` on a bad value."""
-
-    model_config = SettingsConfigDict(extra="ignore", env_ignore_empty=True)
-
-    base_dir: str | None = None
-    base_dirs: str | None = None
-    db_path: str | None = None
-    max_file_size: int = DEFAULT_MAX_FILE_SIZE
-    allow_private_urls: bool = False
-    rag_convert_max_memory: int = DEFAULT_CONVERT_MAX_MEMORY
-    rag_convert_timeout: float = DEFAULT_CONVERT_TIMEOUT
-
-    @field_validator("max_file_size", mode="before")
-    @classmethod
-    def _positive_bytes(cls, value: Any) -> int:
-        return parse_max_file_size(value)
-
-    @field_validator("rag_convert_max_memory", mode="before")
-    @classmethod
-    def _memory(cls, value: Any) -> int:
-        return parse_memory(value)
-
-    @field_validator("rag_convert_timeout", mode="before")
-    @classmethod
-    def _timeout(cls, value: Any) -> float:
-        return parse_timeout(value)
-
-    @field_validator("allow_private_urls", mode="before")
-    @classmethod
-    def _switch(cls, value: Any) -> bool:
-        return parse_switch("ALLOW_PRIVATE_URLS", value)
+# What each variable accepts, completing "NAME must be ..." in a configuration error.
+ACCEPTS = {
+    "MAX_FILE_SIZE": "a positive whole number of bytes, e.g. 104857600 for 100 MB",
+    "ALLOW_PRIVATE_URLS": SWITCH_ACCEPTS,
+    "CHUNK_TOKEN_BUDGET": "a whole number from 16 to 128",
+    "RAG_OCR_MIN_CHARS_PER_PAGE": "a whole number of characters, 0 or more (0 turns OCR of "
+    "PDF pages off)",
+    "RAG_CONVERT_MAX_MEMORY": "a size of at least 64M: bytes, or a whole number with K, M or G, "
+    "e.g. 1G or 1536M",
+    "RAG_CONVERT_TIMEOUT": "a positive number of seconds, e.g. 120",
+}
 
 
-def parse_switch(variable: str, value: Any) -> bool:
-    """Accept exactly 1/true/yes/on and 0/false/no/off (any case); reject everything else."""
-    if isinstance(value, bool):
-        return value
-    word = str(value).strip().lower()
-    if word in _TRUE_WORDS:
-        return True
-    if word in _FALSE_WORDS:
-        return False
-    raise ValueError(
-        f"{variable} must be one of 1/true/yes/on or 0/false/no/off (any case); got {value!r}"
-    )
-
-
-def parse_max_file_size(value: Any) -> int:
-    """A positive whole number of bytes; ``bool`` and floats are not sizes."""
-    if isinstance(value, int) and not isinstance(value, bool):
-        size = value
-    elif isinstance(value, str) and value.strip().isdigit():
-        size = int(value.strip())
-    else:
-        size = 0
-    if size <= 0:
-        raise ValueError(
-            "MAX_FILE_SIZE must be a positive whole number of bytes, "
-            f"e.g. 104857600 for 100 MB; got {value!r}"
-        )
-    return size
-
-
-def parse_memory(value: Any) -> int:
-    """RAG_CONVERT_MAX_MEMORY: bytes, or a whole number with K, M or G (powers of 1024)."""
-    size = 0
-    if isinstance(value, int) and not isinstance(value, bool):
-        size = value
-    elif isinstance(value, str):
+def _memory_size(value: Any) -> Any:
+    """RAG_CONVERT_MAX_MEMORY's K, M or G (powers of 1024) turned into bytes; pydantic judges
+    what is left."""
+    if isinstance(value, str):
         text = value.strip().upper().removesuffix("B")
         unit = text[-1] if text and text[-1] in "KMG" else ""
         number = text[: len(text) - len(unit)]
         if number.isdigit():
-            size = int(number) * _SIZE_SUFFIXES[unit]
-    if size < MIN_CONVERT_MEMORY:
-        raise ValueError(
-            "RAG_CONVERT_MAX_MEMORY must be a size of at least 64M: bytes, or a whole number "
-            f"with K, M or G, e.g. 1G or 1536M; got {value!r}"
-        )
-    return size
+            return int(number) * _SIZE_SUFFIXES[unit]
+    return value
 
 
-def parse_timeout(value: Any) -> float:
-    """RAG_CONVERT_TIMEOUT: a positive number of seconds."""
-    try:
-        seconds = float(value) if not isinstance(value, bool) else 0.0
-    except (TypeError, ValueError):
-        seconds = 0.0
-    if not seconds > 0 or seconds == float("inf"):
-        raise ValueError(
-            f"RAG_CONVERT_TIMEOUT must be a positive number of seconds, e.g. 120; got {value!r}"
-        )
-    return seconds
+MemorySize = Annotated[int, BeforeValidator(_memory_size), Field(ge=MIN_CONVERT_MEMORY)]
+
+
+class IngestSettings(BaseSettings):
+    """Environment settings that ingestion needs (field names are the variables, any case).
+    Use :func:`load_settings` to get a :class:`ConfigError` instead of a ValidationError."""
+
+    model_config = SettingsConfigDict(extra="ignore", env_ignore_empty=True, frozen=True)
+
+    base_dir: str | None = None
+    base_dirs: str | None = None
+    max_file_size: int = Field(default=DEFAULT_MAX_FILE_SIZE, gt=0)
+    allow_private_urls: Switch = False
+    chunk_token_budget: int = Field(default=DEFAULT_CHUNK_TOKEN_BUDGET, ge=16, le=128)
+    # Pages of a PDF whose text layer holds fewer characters are read with OCR (0: never).
+    rag_ocr_min_chars_per_page: int = Field(default=DEFAULT_MIN_CHARS_PER_PAGE, ge=0)
+    # The memory ceiling and time limit of the conversion workers (see convert_pool.py).
+    rag_convert_max_memory: MemorySize = DEFAULT_CONVERT_MAX_MEMORY
+    rag_convert_timeout: float = Field(default=DEFAULT_CONVERT_TIMEOUT, gt=0, allow_inf_nan=False)
 
 
 def describe_bytes(count: int) -> str:
@@ -147,18 +104,9 @@ def describe_bytes(count: int) -> str:
 
 
 def load_settings(**overrides: Any) -> IngestSettings:
-    """Read :class:`IngestSettings` from the environment, turning validation failures into
-    one :class:`ConfigError` whose lines each name the variable at fault."""
-    try:
-        return IngestSettings(**overrides)
-    except ValidationError as exc:
-        lines: list[str] = []
-        variable = None
-        for error in exc.errors():
-            variable = str(error["loc"][0]).upper() if error["loc"] else None
-            cause = (error.get("ctx") or {}).get("error")
-            lines.append(str(cause) if cause is not None else f"{variable}: {error['msg']}")
-        raise ConfigError("\n".join(lines), variable=variable) from None
+    """Read :class:`IngestSettings` from the environment; a bad value raises one
+    :class:`ConfigError` naming every variable at fault."""
+    return load_any_settings(IngestSettings, ACCEPTS, **overrides)
 
 
 def parse_base_dirs(raw: str) -> list[str]:
@@ -208,10 +156,11 @@ def resolve_roots(cli_base_dirs: list[str] | None, settings: IngestSettings) -> 
 
 
 def resolve_db_path(
-    roots: list[Path], settings: IngestSettings, cli_db_path: str | None = None
+    roots: list[Path], configured: str | os.PathLike[str] | None, cli_db_path: str | None = None
 ) -> Path:
-    """``--db-path`` > DB_PATH > ``<first root>/.minirag/lancedb``, as an absolute path."""
-    chosen = cli_db_path if cli_db_path and cli_db_path.strip() else settings.db_path
+    """``--db-path`` > DB_PATH (``configured``) > ``<first root>/.minirag/lancedb``, as an
+    absolute path."""
+    chosen = cli_db_path if cli_db_path and cli_db_path.strip() else configured
     if chosen:
         return Path(os.path.expanduser(chosen)).resolve()
     return roots[0] / DB_SUBDIR

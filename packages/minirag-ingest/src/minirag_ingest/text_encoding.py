@@ -46,11 +46,11 @@ def detect_encoding(data: bytes) -> str:
             return encoding
     sample = data[:SAMPLE_BYTES]
     if b"\x00" in sample or b"\x00" in data:
-        encoding = _wide_encoding(sample)
-        if encoding is None:
+        wide = _wide_encoding(sample)
+        if wide is None:
             raise NotText(f"it holds NUL bytes, so it is binary data, not text ({_FIX})")
-        _require_text(data, encoding, "the pattern of its NUL bytes")
-        return encoding
+        _require_text(data, wide, "the pattern of its NUL bytes")
+        return wide
     try:
         data.decode("utf-8")
     except UnicodeDecodeError:

@@ -12,7 +12,7 @@ import os
 import re
 from dataclasses import dataclass
 
-from minirag_ingest.convert import ConversionError
+from minirag_ingest.errors import ConversionError
 
 _BOMS: tuple[tuple[bytes, str], ...] = (
     (codecs.BOM_UTF8, "utf-8-sig"),

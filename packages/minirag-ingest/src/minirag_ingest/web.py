@@ -12,6 +12,7 @@ bounds the size and time of the download; markitdown is handed that response thr
 from __future__ import annotations
 
 import io
+from typing import TYPE_CHECKING
 
 from minirag_ingest.convert import (
     ConversionError,
@@ -23,12 +24,15 @@ from minirag_ingest.convert import (
 )
 from minirag_ingest.urls import FetchedPage
 
+if TYPE_CHECKING:
+    import requests
+
 # markitdown writes underlined text as <u>…</u>, the one HTML tag it emits on purpose; told to
 # strip it, markdownify keeps the text and drops the tag, so no markup reaches the index.
 _UNWRAPPED_TAGS = ["u"]
 
 
-def _response(page: FetchedPage):  # -> requests.Response
+def _response(page: FetchedPage) -> requests.Response:
     """The fetched page as the ``requests.Response`` markitdown expects, body already read."""
     import requests
     from requests.structures import CaseInsensitiveDict

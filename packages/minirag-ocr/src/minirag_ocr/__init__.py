@@ -1,17 +1,18 @@
 """minirag-ocr: local OCR (RapidOCR on onnxruntime) for scanned PDF pages and image files.
 
-A plug-in of minirag-ingest, found through the ``minirag.ocr`` entry point ``rapidocr``, which
-names :func:`create_engine`. Importing this package is cheap: RapidOCR, onnxruntime and pdfium
-are imported by the first recognition.
+A plug-in of minirag-ingest: the ``minirag.ocr`` entry point ``rapidocr`` names
+:class:`RapidOcrPlugin` (the contract is :class:`minirag_ingest.plugins.OcrPlugin`). Importing
+this package is cheap: RapidOCR, onnxruntime and pdfium are imported by the first recognition.
 """
 
 from __future__ import annotations
 
 import importlib.util
+from pathlib import Path
 from typing import TYPE_CHECKING
 
-from minirag_ingest.ocr import OcrSettings
-from minirag_ingest.settings import ConfigError
+from minirag_index.settings import ConfigError
+from minirag_ocr.settings import OcrSettings, load_ocr_settings
 
 if TYPE_CHECKING:
     from minirag_ocr.engine import RapidOcrEngine
@@ -19,21 +20,33 @@ if TYPE_CHECKING:
 ENGINE_NAME = "rapidocr"
 _REQUIRED_MODULES = ("rapidocr_onnxruntime", "pypdfium2", "PIL")
 
-__all__ = ["ENGINE_NAME", "create_engine"]
+__all__ = ["ENGINE_NAME", "OcrSettings", "RapidOcrPlugin", "load_ocr_settings"]
 
 
-def create_engine(settings: OcrSettings) -> RapidOcrEngine:
-    """The engine for ``settings``; cheap (no model is loaded or downloaded here).
+class RapidOcrPlugin:
+    """Builds :class:`~minirag_ocr.engine.RapidOcrEngine` for ``RAG_OCR_LANG``.
 
-    Raises :class:`ConfigError` naming ``RAG_OCR_LANG`` and the valid ids for an unknown
-    language, and :class:`ImportError` when a library the engine needs is not installed.
-    """
-    for module in _REQUIRED_MODULES:
-        if importlib.util.find_spec(module) is None:
-            raise ImportError(f"minirag-ocr needs {module}, which is not installed")
-    from minirag_ocr.engine import RapidOcrEngine
+    ``settings`` fixes the language (for tests and embedding); without it each engine reads
+    the environment when it is created. Raises ImportError when a library the engine needs is
+    not installed, so discovery reports the extra as broken rather than offering it."""
 
-    try:
-        return RapidOcrEngine(settings.RAG_OCR_LANG, settings.CACHE_DIR)
-    except ValueError as exc:
-        raise ConfigError(str(exc), variable="RAG_OCR_LANG") from None
+    name = ENGINE_NAME
+
+    def __init__(self, settings: OcrSettings | None = None) -> None:
+        for module in _REQUIRED_MODULES:
+            if importlib.util.find_spec(module) is None:
+                raise ImportError(f"minirag-ocr needs {module}, which is not installed")
+        self.settings = settings
+
+    def create_engine(self, cache_dir: Path) -> RapidOcrEngine:
+        """The engine; cheap (no model is loaded or downloaded here).
+
+        Raises :class:`ConfigError` naming ``RAG_OCR_LANG`` and the valid ids for an unknown
+        language."""
+        from minirag_ocr.engine import RapidOcrEngine
+
+        settings = self.settings if self.settings is not None else load_ocr_settings()
+        try:
+            return RapidOcrEngine(settings.RAG_OCR_LANG, cache_dir)
+        except ValueError as exc:
+            raise ConfigError(str(exc), variable="RAG_OCR_LANG") from None

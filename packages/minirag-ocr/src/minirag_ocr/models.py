@@ -108,8 +108,8 @@ class ModelStore:
         return {"folder": self.folder, "base_url": self.base_url}
 
     def __setstate__(self, state: dict[str, object]) -> None:
-        self.folder = state["folder"]
-        self.base_url = state["base_url"]
+        self.folder = Path(str(state["folder"]))
+        self.base_url = str(state["base_url"])
         self._lock = threading.Lock()
         self._verified = {}
         self._failed = {}

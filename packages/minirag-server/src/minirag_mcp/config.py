@@ -1,21 +1,24 @@
-"""Settings composition: the index's and the ingester's settings, CLI overrides, and the
-server's own variables, resolved into one :class:`Config`.
+"""Settings composition: each package's settings model, CLI overrides and the server's own
+variable, resolved into one :class:`Config`.
 
-A bad value never raises out of :func:`load_config`. The message lands in ``Config.error`` so
-``status`` can still answer and every other tool can report it as its error.
+:func:`load_config` never raises for a bad value: it returns a :class:`ConfigProblem` carrying
+every message instead, so ``status`` can still answer and every other tool reports it as its
+error. A :class:`Config` is always whole: each setting is there and valid.
 """
 
 from __future__ import annotations
 
-import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pydantic import field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
 if TYPE_CHECKING:
     from minirag_index.settings import IndexSettings
-    from minirag_ingest.ocr import OcrSettings
+    from minirag_ingest.plugins import OcrEngine
     from minirag_ingest.settings import IngestSettings
 
 try:
@@ -23,25 +26,47 @@ try:
 except PackageNotFoundError:  # running from a source tree that was never installed
     __version__ = "0+unknown"
 
-APPEND_VARIABLE = "RAG_INSTRUCTIONS_APPEND"
+
+class ServerSettings(BaseSettings):
+    """The server's own variable; field names are the environment variables."""
+
+    model_config = SettingsConfigDict(
+        case_sensitive=True, extra="ignore", frozen=True, env_ignore_empty=True
+    )
+
+    # A paragraph appended to the instructions a client is sent (see instructions.py).
+    RAG_INSTRUCTIONS_APPEND: str | None = None
+
+    @field_validator("RAG_INSTRUCTIONS_APPEND", mode="before")
+    @classmethod
+    def _blank_is_unset(cls, value: object) -> object:
+        return None if isinstance(value, str) and not value.strip() else value
 
 
-@dataclass
+@dataclass(frozen=True)
 class Config:
-    """Everything a server or CLI run needs to know, resolved once."""
+    """Everything a server or CLI run needs to know, resolved once and valid."""
 
+    roots: list[Path]
+    db_path: Path
+    index: IndexSettings  # its DB_PATH and CACHE_DIR are the resolved ones
+    ingest: IngestSettings
+    server: ServerSettings
+    ocr: OcrEngine | None  # the [ocr] extra's engine (no model loaded yet), or None
     version: str = __version__
-    roots: list[Path] = field(default_factory=list)
-    db_path: Path | None = None
-    index: IndexSettings | None = None
-    ingest: IngestSettings | None = None
-    ocr: OcrSettings | None = None
-    instructions_append: str | None = None
-    error: str | None = None
 
     @property
-    def ok(self) -> bool:
-        return self.error is None
+    def instructions_append(self) -> str | None:
+        return self.server.RAG_INSTRUCTIONS_APPEND
+
+
+@dataclass(frozen=True)
+class ConfigProblem:
+    """A configuration that cannot be used, and why (every bad variable named)."""
+
+    error: str
+    instructions_append: str | None = None  # still sent: the server answers status
+    version: str = __version__
 
 
 def _blank_to_none(value: Any) -> Any:
@@ -50,58 +75,50 @@ def _blank_to_none(value: Any) -> Any:
     return value
 
 
-def load_config(overrides: dict[str, Any] | None = None) -> Config:
+def load_config(overrides: dict[str, Any] | None = None) -> Config | ConfigProblem:
     """Resolve the configuration from the environment and ``overrides``.
 
     ``overrides`` keys (all optional, None meaning "not given"): ``base_dirs`` (a list of
     folders, replacing BASE_DIR/BASE_DIRS), ``db_path``, ``cache_dir``, ``model_name``.
     """
-    from minirag_index.settings import IndexConfigError, load_index_settings
-    from minirag_ingest.settings import (
-        ConfigError,
-        load_settings,
-        resolve_db_path,
-        resolve_roots,
-    )
+    from minirag_index.settings import ConfigError, load_index_settings, load_settings
+    from minirag_ingest.ocr import load_ocr_engine
+    from minirag_ingest.settings import load_settings as load_ingest_settings
+    from minirag_ingest.settings import resolve_db_path, resolve_roots
 
-    overrides = {k: _blank_to_none(v) for k, v in (overrides or {}).items()}
-    config = Config(instructions_append=_blank_to_none(os.environ.get(APPEND_VARIABLE)))
+    given = {k: _blank_to_none(v) for k, v in (overrides or {}).items()}
+    cache_dir = given.get("cache_dir")
     problems: list[str] = []
 
-    try:
-        config.ingest = load_settings()
-    except ConfigError as exc:
-        problems.append(str(exc))
-
-    if config.ingest is not None:
+    def attempt(step: Any, *args: Any, **kwargs: Any) -> Any:
         try:
-            config.roots = resolve_roots(overrides.get("base_dirs") or None, config.ingest)
-            config.db_path = resolve_db_path(config.roots, config.ingest, overrides.get("db_path"))
+            return step(*args, **kwargs)
         except ConfigError as exc:
             problems.append(str(exc))
+            return None
 
-    cache_dir = overrides.get("cache_dir")
-    try:
-        config.index = load_index_settings(
-            DB_PATH=config.db_path,
-            CACHE_DIR=Path(os.path.expanduser(cache_dir)).resolve() if cache_dir else None,
-            MODEL_NAME=overrides.get("model_name"),
-        )
-    except IndexConfigError as exc:
-        problems.append(str(exc))
-
-    try:
-        from minirag_ingest.ocr import load_ocr_engine, load_ocr_settings
-
-        config.ocr = load_ocr_settings(
-            CACHE_DIR=config.index.CACHE_DIR if config.index is not None else None
-        )
-        # Building the engine loads no model; it is what checks RAG_OCR_LANG against the
-        # installed engine's languages, so a bad value is a configuration error from the start.
-        load_ocr_engine(config.ocr)
-    except ConfigError as exc:
-        problems.append(str(exc))
-
-    if problems:
-        config.error = " ".join(problems)
-    return config
+    ingest = attempt(load_ingest_settings)
+    index = attempt(
+        load_index_settings,
+        CACHE_DIR=Path(cache_dir).expanduser().resolve() if cache_dir else None,
+        MODEL_NAME=given.get("model_name"),
+    )
+    server = attempt(load_settings, ServerSettings, {})
+    roots = attempt(resolve_roots, given.get("base_dirs") or None, ingest) if ingest else None
+    db_path = None
+    if roots and index is not None:
+        db_path = resolve_db_path(roots, index.DB_PATH, given.get("db_path"))
+    # Building the engine loads no model; it is what checks RAG_OCR_LANG against the installed
+    # engine's languages, so a bad value is a configuration error from the start.
+    ocr = attempt(load_ocr_engine, index.CACHE_DIR) if index is not None else None
+    if problems or not roots or db_path is None or index is None or server is None:
+        append = server.RAG_INSTRUCTIONS_APPEND if server is not None else None
+        return ConfigProblem(" ".join(problems), instructions_append=append)
+    return Config(
+        roots=roots,
+        db_path=db_path,
+        index=index.model_copy(update={"DB_PATH": db_path}),
+        ingest=ingest,
+        server=server,
+        ocr=ocr,
+    )

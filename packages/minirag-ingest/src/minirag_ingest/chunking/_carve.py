@@ -60,7 +60,7 @@ def _refine(unit: Unit, packer: Packer) -> list[Unit]:
         return [p for piece in pieces for p in _refine_if_over(piece, packer)]
     if unit.kind != "text":
         return [unit]  # a table row or header over the cap stays whole: the cap is soft here
-    spans = []
+    spans: list[tuple[int, int]] = []
     level = unit.level
     while level <= LEVEL_SENTENCES and len(spans) <= 1:
         spans = (item_spans if level == LEVEL_ITEMS else sentence_spans)(doc, unit.start, unit.end)

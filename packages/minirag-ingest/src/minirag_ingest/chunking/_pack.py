@@ -7,6 +7,9 @@ close to the budget, or that glues pieces cut inside a word, is counted for real
 emitted, and if that count is over, the chunk gives back atoms until it fits.
 """
 
+# Longer than 450 lines: the span splitters and the Packer share one token accounting (Unit,
+# Atom, SectionPlan); split, the budget rule would be spread over two files.
+
 from __future__ import annotations
 
 import re
@@ -38,7 +41,9 @@ LEVEL_ITEMS, LEVEL_SENTENCES, LEVEL_RUNS, LEVEL_WORDS, LEVEL_CHARS = range(5)
 LEVEL_LINE = LEVEL_RUNS  # where a single line (heading, table row, code line) starts
 
 
-def _spans_between(doc: str, start: int, end: int, cuts: list[tuple[int, int]]) -> list:
+def _spans_between(
+    doc: str, start: int, end: int, cuts: list[tuple[int, int]]
+) -> list[tuple[int, int]]:
     """Spans of ``doc[start:end]`` left between the separator spans ``cuts``, each stripped."""
     spans = []
     pos = start

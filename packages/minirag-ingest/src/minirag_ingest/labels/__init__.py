@@ -1,19 +1,14 @@
-"""Document labels: the taxonomy file, per-facet resolution and the choice-model plug-in seam.
+"""Document labels: the taxonomy file, per-facet resolution and the choice model of a job.
 
 The feature is off unless ``<first root>/.minirag/classify.toml`` exists. Facets answered by
-folders or defaults need nothing more; facets answered by the model need a plug-in registered
-under the ``minirag.classify`` entry-point group (the ``[classify]`` extra).
+folders or defaults need nothing more; facets answered by the model need the ``minirag.classify``
+plug-in (the ``[classify]`` extra, see :mod:`minirag_ingest.plugins`).
 """
 
 from minirag_ingest.labels.resolve import (
-    ENTRY_POINT_GROUP,
-    ChoiceModel,
-    ClassifyPlugin,
     LabelOutcome,
     ModelSession,
     ModelUnavailable,
-    classify_hint,
-    discover_plugin,
     model_state,
     needs_relabel,
     relative_path,
@@ -35,10 +30,7 @@ from minirag_ingest.labels.taxonomy import (
 
 __all__ = [
     "DEFAULT_QUESTION",
-    "ENTRY_POINT_GROUP",
     "TAXONOMY_FILE",
-    "ChoiceModel",
-    "ClassifyPlugin",
     "Facet",
     "LabelOutcome",
     "ModelSession",
@@ -48,8 +40,6 @@ __all__ = [
     "TaxonomyError",
     "TaxonomyLoader",
     "Value",
-    "classify_hint",
-    "discover_plugin",
     "load_taxonomy",
     "model_state",
     "needs_relabel",

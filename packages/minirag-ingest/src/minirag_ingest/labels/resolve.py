@@ -1,13 +1,13 @@
-"""Resolving each facet of one document, and the seam to the choice-model plug-in.
+"""Resolving each facet of one document, and the job's use of the choice model.
 
 Per facet, in order: ``within`` (outside it the facet is absent) → the longest matching
 ``paths`` folder (confidence 1; with ``override_at`` the model may still replace it) →
 ``default`` → the model. The model is reached through a :class:`ModelSession`, which loads the
 plug-in's model for the first document of a job that needs it and releases it at the end.
 
-The model itself lives in an optional package registered under the ``minirag.classify`` entry
-point group; nothing here imports it. Without it, model-answered facets are left unset and the
-reason is reported (``labelProblem``), while path and default facets work as usual.
+The model itself comes from the ``minirag.classify`` plug-in (:mod:`minirag_ingest.plugins`);
+nothing here imports it. Without it, model-answered facets are left unset and the reason is
+reported (``labelProblem``), while path and default facets work as usual.
 """
 
 from __future__ import annotations
@@ -17,27 +17,16 @@ import logging
 import os
 import threading
 import weakref
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from importlib.metadata import entry_points
 from pathlib import Path, PurePath
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
 from minirag_index.filters import Label, StoredLabels, decode_labels, encode_labels
 from minirag_ingest.labels.taxonomy import Facet, ModelSpec, Taxonomy, nfc
+from minirag_ingest.plugins import CLASSIFY, ChoiceModel, ClassifyPlugin, find, missing_extra
 
 log = logging.getLogger(__name__)
-
-ENTRY_POINT_GROUP = "minirag.classify"
-
-
-def classify_hint() -> str:
-    """Why model-answered facets stay unset without the plug-in, and the command that adds it to
-    this install."""
-    from minirag_ingest.install import install_hint
-
-    return f"model-answered facets need the [classify] extra: {install_hint('classify')}"
-
 
 HEAD_CHARS = 2000
 """How much of a document the model reads: its first part, where its form shows."""
@@ -46,18 +35,13 @@ ABSENT_WITHIN = "outside within"
 ABSENT_NO_PATH = "a text or URL document has no folder for paths or default to place it"
 
 __all__ = [
-    "ENTRY_POINT_GROUP",
     "HEAD_CHARS",
-    "ChoiceModel",
-    "ClassifyPlugin",
     "FacetOutcome",
     "Label",
     "LabelOutcome",
     "ModelSession",
     "ModelUnavailable",
-    "classify_hint",
     "decode_labels",
-    "discover_plugin",
     "encode_labels",
     "filter_notice",
     "label_problem",
@@ -68,77 +52,15 @@ __all__ = [
 ]
 
 
-# -- the plug-in seam ---------------------------------------------------------------------
-
-
-@runtime_checkable
-class ChoiceModel(Protocol):
-    """A loaded model that answers one closed question about one document."""
-
-    def ask(
-        self,
-        question: str,
-        options: Sequence[tuple[str, str]],
-        document_head: str,
-        file_name: str | None,
-    ) -> dict[str, float]:
-        """Probability of each option id (they sum to 1). ``options`` is (id, description)."""
-        ...
-
-    def close(self) -> None:
-        """Free the model's memory."""
-        ...
-
-
-class ClassifyPlugin(Protocol):
-    """What the ``minirag.classify`` entry point resolves to."""
-
-    name: str
-
-    def probe(self, spec: ModelSpec, cache_dir: Path) -> str | None:
-        """Why the model cannot run, without loading or downloading it; None when it can."""
-        ...
-
-    def load(self, spec: ModelSpec, cache_dir: Path) -> ChoiceModel:
-        """Download (when pinned and not cached) and load the model. Raises with a reason."""
-        ...
-
-
 class ModelUnavailable(RuntimeError):
     """The model could not answer; the message is the reason shown to the user."""
 
-
-_plugin_lock = threading.Lock()
-_plugin_cache: dict[str, tuple[ClassifyPlugin | None, str | None]] = {}
-
-
-def discover_plugin(*, refresh: bool = False) -> tuple[ClassifyPlugin | None, str | None]:
-    """The installed classify plug-in and None, or None and the reason there is none."""
-    with _plugin_lock:
-        if "found" in _plugin_cache and not refresh:
-            return _plugin_cache["found"]
-        found: tuple[ClassifyPlugin | None, str | None] = (None, classify_hint())
-        for point in entry_points(group=ENTRY_POINT_GROUP):
-            try:
-                plugin = point.load()
-            except Exception as exc:  # a broken install is a reason, not a crash
-                found = (None, f"the classify plug-in {point.name!r} failed to load: {exc}")
-                continue
-            found = (plugin() if isinstance(plugin, type) else plugin, None)
-            break
-        _plugin_cache["found"] = found
-        return found
-
-
-PluginFinder = Callable[[], tuple[ClassifyPlugin | None, str | None]]
 
 _live_lock = threading.Lock()
 _live_sessions: weakref.WeakSet[ModelSession] = weakref.WeakSet()
 
 
-def model_state(
-    taxonomy: Taxonomy | None, cache_dir: Path, *, finder: PluginFinder = discover_plugin
-) -> tuple[str, str | None]:
+def model_state(taxonomy: Taxonomy | None, cache_dir: Path) -> tuple[str, str | None]:
     """status's ``labels.model`` and ``labels.modelHint``: "loaded", "on demand" or
     "unavailable" with the reason. Never loads or downloads anything."""
     if taxonomy is None or taxonomy.model is None or not taxonomy.needs_model:
@@ -146,9 +68,10 @@ def model_state(
     with _live_lock:
         if _live_sessions:
             return "loaded", None
-    plugin, reason = finder()
+    found = find(CLASSIFY)
+    plugin: ClassifyPlugin | None = found.plugin
     if plugin is None:
-        return "unavailable", reason
+        return "unavailable", found.missing
     try:
         reason = plugin.probe(taxonomy.model, Path(cache_dir) / "classify")
     except Exception as exc:
@@ -164,16 +87,9 @@ class ModelSession:
     :meth:`close` releases the model. Use it as a context manager around a job.
     """
 
-    def __init__(
-        self,
-        spec: ModelSpec | None,
-        cache_dir: Path,
-        *,
-        finder: PluginFinder = discover_plugin,
-    ):
+    def __init__(self, spec: ModelSpec | None, cache_dir: Path):
         self.spec = spec
         self.cache_dir = Path(cache_dir)
-        self._finder = finder
         self._model: ChoiceModel | None = None
         self._problem: str | None = None
         self._lock = threading.Lock()
@@ -195,9 +111,10 @@ class ModelSession:
         if self.spec is None:
             self._problem = "classify.toml has no [model]"
             raise ModelUnavailable(self._problem)
-        plugin, reason = self._finder()
+        found = find(CLASSIFY)
+        plugin: ClassifyPlugin | None = found.plugin
         if plugin is None:
-            self._problem = reason or classify_hint()
+            self._problem = found.missing or missing_extra(CLASSIFY)
             raise ModelUnavailable(self._problem)
         try:
             self._model = plugin.load(self.spec, self.cache_dir / "classify")

@@ -290,73 +290,12 @@ def parse_taxonomy(
 
 
 def _check(shape: _FileShape, source: str, path: Path | None) -> Taxonomy:
-    facets: list[Facet] = []
     if not shape.facets:
         raise TaxonomyError(f"{source}: no facet is defined; add at least one [facets.<name>]")
-    for name, spec in shape.facets.items():
-        key = f"facets.{name}"
-        if not _SLUG.match(name):
-            raise TaxonomyError(
-                f"{source}: facet name {name!r} ({key}) must be a lowercase slug "
-                "(a-z, 0-9, _ and -)"
-            )
-        if not spec.values:
-            raise TaxonomyError(f"{source}: {key}.values: a facet needs at least one value")
-        for value_id in spec.values:
-            if not _SLUG.match(value_id):
-                raise TaxonomyError(
-                    f"{source}: value id {value_id!r} ({key}.values.{value_id}) must be a "
-                    "lowercase slug (a-z, 0-9, _ and -)"
-                )
-        if spec.default is not None and spec.default not in spec.values:
-            valid = ", ".join(spec.values)
-            raise TaxonomyError(
-                f"{source}: {key}.default: {spec.default!r} is not one of its values ({valid})"
-            )
-        seen: dict[str, str] = {}
-        for value_id, value in spec.values.items():
-            for folder in value.paths:
-                if folder in seen and seen[folder] != value_id:
-                    raise TaxonomyError(
-                        f"{source}: {key}.values.{value_id}.paths: folder {folder!r} is "
-                        f"already a rule of value {seen[folder]!r}"
-                    )
-                seen[folder] = value_id
-        facet = Facet(
-            name=name,
-            values=tuple(
-                Value(vid, v.description, tuple(v.paths)) for vid, v in spec.values.items()
-            ),
-            question=spec.question,
-            within=tuple(spec.within),
-            default=spec.default,
-            override_at=spec.override_at,
-        )
-        if facet.needs_model and len(facet.values) > MAX_MODEL_VALUES:
-            raise TaxonomyError(
-                f"{source}: {key}.values: a facet the model answers takes at most "
-                f"{MAX_MODEL_VALUES} values, this one has {len(facet.values)} (give it a default "
-                "without override_at to answer it by paths only)"
-            )
-        facets.append(facet)
+    facets = [_check_facet(name, spec, source) for name, spec in shape.facets.items()]
     model = shape.model
     if model is not None:
-        pinned = {"repo": model.repo, "file": model.file, "revision": model.revision}
-        pinned["sha256"] = model.sha256
-        given = [key for key, value in pinned.items() if value is not None]
-        if model.path is not None and given:
-            raise TaxonomyError(
-                f"{source}: model.path and model.{given[0]} are both set; [model] names either a "
-                "local file (path) or a pinned download (repo, file, revision, sha256), not both"
-            )
-        if model.path is None and len(given) < len(pinned):
-            missing = ", ".join(f"model.{key}" for key in pinned if pinned[key] is None)
-            raise TaxonomyError(
-                f"{source}: [model] needs either path, or repo, file, revision and sha256 "
-                f"together; missing {missing}"
-            )
-        if model.path is not None and not model.path.strip():
-            raise TaxonomyError(f"{source}: model.path must not be empty")
+        _check_model(model, source)
     needing = [facet.name for facet in facets if facet.needs_model]
     if needing and model is None:
         raise TaxonomyError(
@@ -364,6 +303,70 @@ def _check(shape: _FileShape, source: str, path: Path | None) -> Taxonomy:
             "model (it has no default, or it has override_at)"
         )
     return Taxonomy(facets=tuple(facets), model=model, path=path)
+
+
+def _check_facet(name: str, spec: FacetSpec, source: str) -> Facet:
+    key = f"facets.{name}"
+    if not _SLUG.match(name):
+        raise TaxonomyError(
+            f"{source}: facet name {name!r} ({key}) must be a lowercase slug (a-z, 0-9, _ and -)"
+        )
+    if not spec.values:
+        raise TaxonomyError(f"{source}: {key}.values: a facet needs at least one value")
+    for value_id in spec.values:
+        if not _SLUG.match(value_id):
+            raise TaxonomyError(
+                f"{source}: value id {value_id!r} ({key}.values.{value_id}) must be a "
+                "lowercase slug (a-z, 0-9, _ and -)"
+            )
+    if spec.default is not None and spec.default not in spec.values:
+        valid = ", ".join(spec.values)
+        raise TaxonomyError(
+            f"{source}: {key}.default: {spec.default!r} is not one of its values ({valid})"
+        )
+    seen: dict[str, str] = {}
+    for value_id, value in spec.values.items():
+        for folder in value.paths:
+            if folder in seen and seen[folder] != value_id:
+                raise TaxonomyError(
+                    f"{source}: {key}.values.{value_id}.paths: folder {folder!r} is "
+                    f"already a rule of value {seen[folder]!r}"
+                )
+            seen[folder] = value_id
+    facet = Facet(
+        name=name,
+        values=tuple(Value(vid, v.description, tuple(v.paths)) for vid, v in spec.values.items()),
+        question=spec.question,
+        within=tuple(spec.within),
+        default=spec.default,
+        override_at=spec.override_at,
+    )
+    if facet.needs_model and len(facet.values) > MAX_MODEL_VALUES:
+        raise TaxonomyError(
+            f"{source}: {key}.values: a facet the model answers takes at most "
+            f"{MAX_MODEL_VALUES} values, this one has {len(facet.values)} (give it a default "
+            "without override_at to answer it by paths only)"
+        )
+    return facet
+
+
+def _check_model(model: ModelSpec, source: str) -> None:
+    pinned = {"repo": model.repo, "file": model.file, "revision": model.revision}
+    pinned["sha256"] = model.sha256
+    given = [key for key, value in pinned.items() if value is not None]
+    if model.path is not None and given:
+        raise TaxonomyError(
+            f"{source}: model.path and model.{given[0]} are both set; [model] names either a "
+            "local file (path) or a pinned download (repo, file, revision, sha256), not both"
+        )
+    if model.path is None and len(given) < len(pinned):
+        missing = ", ".join(f"model.{key}" for key in pinned if pinned[key] is None)
+        raise TaxonomyError(
+            f"{source}: [model] needs either path, or repo, file, revision and sha256 "
+            f"together; missing {missing}"
+        )
+    if model.path is not None and not model.path.strip():
+        raise TaxonomyError(f"{source}: model.path must not be empty")
 
 
 def taxonomy_path(first_root: Path) -> Path:
@@ -433,3 +436,10 @@ class TaxonomyLoader:
         if self._error is not None:
             raise TaxonomyError(self._error)
         return self._taxonomy
+
+    def require(self) -> Taxonomy:
+        """The taxonomy; :class:`TaxonomyError` when the file is gone or cannot be parsed."""
+        taxonomy = self.get()
+        if taxonomy is None:
+            raise TaxonomyError(f"there is no {self.path}")
+        return taxonomy

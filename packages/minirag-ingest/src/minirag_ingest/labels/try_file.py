@@ -1,22 +1,46 @@
 """``classify try``: label one file the way an ingest would, store nothing, show everything.
 
-:func:`classify_try` returns a JSON-ready dict (the ``--json`` output); :func:`try_lines` turns
-it into the human lines. The CLI prints ``problems`` to stderr and exits 1 when there are any:
-those are facets the model was asked and could not answer.
+:func:`classify_try` returns a :class:`TriedFile`; the server shapes it into the CLI's
+``--json`` and its human lines. The CLI prints ``problems`` to stderr and exits 1 when there are
+any: those are facets the model was asked and could not answer.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
+from minirag_index.filters import Label
 from minirag_ingest.convert import Converted, convert_file
 from minirag_ingest.dates import document_date
 from minirag_ingest.labels.resolve import ModelSession, relative_path, resolve_labels
 from minirag_ingest.labels.taxonomy import Taxonomy
 from minirag_ingest.settings import DEFAULT_MAX_FILE_SIZE
+
+DISTRIBUTION_DIGITS = 4
+
+
+@dataclass(frozen=True)
+class TriedFacet:
+    """One facet of a tried file: its label, or why it has none."""
+
+    facet: str
+    label: Label | None
+    not_set: str | None = None  # why there is no label (outside within, the model's problem…)
+    distribution: dict[str, float] | None = None  # the model's answer, in the values' order
+    problem: str | None = None  # the model was asked and could not answer
+
+
+@dataclass(frozen=True)
+class TriedFile:
+    file: str  # the absolute path that was read
+    path: str | None  # relative to its root, as path rules see it (None: under no root)
+    facets: list[TriedFacet]
+    date: str | None
+    date_source: str | None
+    problems: list[str]
 
 
 def classify_try(
@@ -27,7 +51,7 @@ def classify_try(
     roots: Iterable[Path] = (),
     convert: Callable[[Path], Converted] | None = None,
     max_file_size: int = DEFAULT_MAX_FILE_SIZE,
-) -> dict[str, Any]:
+) -> TriedFile:
     """Labels and date of one file, as an ingest would store them (nothing is stored).
 
     ``roots`` places the file for path rules and ``within`` (a file under no root is labelled
@@ -40,50 +64,23 @@ def classify_try(
     outcome = resolve_labels(
         taxonomy, rel_path=rel, markdown=converted.markdown, file_name=file.name, session=model
     )
-    facets: dict[str, Any] = {}
+    facets = []
     for facet in outcome.facets:
-        entry: dict[str, Any]
-        if facet.label is not None:
-            entry = facet.label.to_json()
-        else:
-            entry = {"value": None, "notSet": facet.absent or facet.problem or "not labelled"}
+        distribution = None
         if facet.distribution is not None:
-            order = taxonomy.facet(facet.facet)
-            ids = order.value_ids if order else tuple(facet.distribution)
-            entry["distribution"] = {vid: round(facet.distribution[vid], 4) for vid in ids}
-        if facet.problem:
-            entry["problem"] = facet.problem
-        facets[facet.facet] = entry
+            spec = taxonomy.facet(facet.facet)
+            ids = spec.value_ids if spec else tuple(facet.distribution)
+            distribution = {vid: round(facet.distribution[vid], DISTRIBUTION_DIGITS) for vid in ids}
+        not_set = None
+        if facet.label is None:
+            not_set = facet.absent or facet.problem or "not labelled"
+        facets.append(TriedFacet(facet.facet, facet.label, not_set, distribution, facet.problem))
     date = document_date(converted.markdown, file.name, file.stat().st_mtime)
-    return {
-        "file": str(file),
-        "path": rel,
-        "facets": facets,
-        "date": date.date.isoformat() if date else None,
-        "dateSource": date.source if date else None,
-        "problems": outcome.problems,
-    }
-
-
-def try_lines(result: dict[str, Any]) -> list[str]:
-    """The human output of ``classify try`` (stdout); problems go to stderr separately."""
-    lines = [result["file"]]
-    for name, entry in result["facets"].items():
-        if entry.get("value") is None:
-            lines.append(f"  {name}: not set ({entry.get('notSet')})")
-            continue
-        text = f"  {name}: {entry['value']}  {entry['confidence']:.2f} {entry['source']}" + (
-            "  uncertain" if entry.get("uncertain") else ""
-        )
-        if entry.get("runnerUp") and entry.get("uncertain"):
-            text += f" (runner-up {entry['runnerUp']})"
-        lines.append(text)
-        distribution = entry.get("distribution")
-        if distribution:
-            ranked = sorted(distribution.items(), key=lambda item: -item[1])
-            lines.append("    " + "  ".join(f"{vid} {p:.2f}" for vid, p in ranked))
-    if result["date"]:
-        lines.append(f"  date: {result['date']} ({result['dateSource']})")
-    else:
-        lines.append("  date: none")
-    return lines
+    return TriedFile(
+        file=str(file),
+        path=rel,
+        facets=facets,
+        date=date.date.isoformat() if date else None,
+        date_source=date.source if date else None,
+        problems=outcome.problems,
+    )

@@ -1,0 +1,182 @@
+"""``status`` and ``list_files``: the corpus's report and listing
+(:class:`minirag_ingest.Corpus`) beside the configuration, shaped into their result models.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import TYPE_CHECKING, Any
+
+from minirag_ingest.corpus import installed_ocr, scanned_extensions
+from minirag_ingest.labels import filtering
+from minirag_ingest.names import to_id
+from minirag_mcp.config import ConfigProblem
+from minirag_mcp.context import AppContext, place_problems
+from minirag_mcp.labelling import (
+    apply_label_filter,
+    filter_fields,
+    label_fields,
+    label_view,
+    labels_status,
+)
+from minirag_mcp.operations import OperationError, scope_folder
+from minirag_mcp.results import (
+    FileRow,
+    IgnoreFileOut,
+    IndexModelOut,
+    LabelsStatus,
+    ListResult,
+    StatusResult,
+    UnlistedOut,
+)
+
+if TYPE_CHECKING:
+    from minirag_ingest.corpus import ListedFile
+
+_URL_LIKE = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*://")
+
+
+# -- status ----------------------------------------------------------------------------------
+
+
+def ocr_engine() -> str | None:
+    """The OCR plug-in this install offers (no engine built), or None."""
+    return installed_ocr()
+
+
+def scan_extensions() -> frozenset[str]:
+    """Extensions the scan adds to the base whitelist: images, when OCR is installed."""
+    return scanned_extensions()
+
+
+UNRECORDED_MODEL_NOTE = (
+    "This index was written before indexes recorded their embedding model. The next sync or "
+    "ingest records the configured MODEL_NAME as the model its vectors were made with; if they "
+    "were made with another one, set MODEL_NAME to that model first, or use a new DB_PATH."
+)
+
+
+def _index_model_status(ctx: AppContext) -> dict[str, Any]:
+    """The model the index was embedded with, beside the configured one (``modelName``)."""
+    index = ctx.index
+    if index.is_empty():
+        return {"index_model_checked": True}  # nothing indexed yet: indexModel is null
+    recorded = index.recorded_model()
+    return {
+        "index_model_checked": True,
+        "index_model": None if recorded is None else IndexModelOut.of(recorded),
+        "index_model_note": UNRECORDED_MODEL_NOTE if recorded is None else None,
+        "model_mismatch": index.model_problem() or None,
+    }
+
+
+def status(ctx: AppContext) -> StatusResult:
+    """Configuration and index health. Answers even when the configuration is broken."""
+    if isinstance(ctx.config, ConfigProblem):
+        return StatusResult(version=ctx.config.version, config_error=ctx.config.error)
+    config = ctx.config
+    errors: list[str] = []
+    built = ctx.index_if_built
+    fields: dict[str, Any] = {
+        "version": config.version,
+        "roots": [str(root) for root in config.roots],
+        "db_path": str(config.db_path),
+        "cache_dir": str(config.index.CACHE_DIR),
+        "model_name": config.index.MODEL_NAME,
+        "model": "loaded" if built is not None and built.embedder.loaded else "not loaded",
+        "model_error": built.embedder.load_error if built is not None else None,
+    }
+    try:
+        fields.update(_index_model_status(ctx))
+    except Exception as exc:  # reported, never raised: status must always answer
+        errors.append(f"the index's embedding model could not be checked: {exc}")
+    errors.extend(place_problems(config, every_missing_root=True))
+    report = ctx.corpus.report()
+    errors.extend(report.errors)
+    stale = report.stale_chunk_count
+    fields.update(
+        ignore_files=[IgnoreFileOut(path=str(f.path), rules=f.rules) for f in report.ignore_files],
+        documents=report.documents,
+        chunks=report.chunks,
+        stale_chunk_count=stale,
+        unsigned_source_count=report.unsigned or None,
+        unpaged_source_count=report.unpaged or None,
+    )
+    if stale:
+        fields["scheme_warning"] = (
+            f"{stale} chunks were cut by an older chunking scheme and rank poorly; "
+            "run sync_start (or minirag-mcp sync) to rebuild them."
+        )
+    try:
+        fields["labels"] = labels_status(ctx, report.sources)
+    except Exception as exc:  # reported, never raised: status must always answer
+        fields["labels"] = LabelsStatus(error=f"the labels could not be counted: {exc}")
+    from minirag_ingest.ocr import ocr_missing
+
+    fields["ocr"] = ocr_engine() or "unavailable"
+    fields["ocr_hint"] = ocr_missing()
+    fields["errors"] = errors or None
+    return StatusResult(**fields)
+
+
+# -- listing ---------------------------------------------------------------------------------
+
+
+def list_files(
+    ctx: AppContext,
+    scope: str | None = None,
+    labels: dict[str, Any] | None = None,
+    date_from: str | None = None,
+    date_to: str | None = None,
+    sort: str | None = None,
+) -> ListResult:
+    """Files on disk under the roots with their state, plus indexed data and url sources.
+
+    With a label or date filter only indexed documents that match are listed."""
+    ctx.require_places()
+    view = label_view(ctx, labels, date_from, date_to, sort)
+    from minirag_ingest.scan import ScopeExcluded
+
+    scope_text = str(scope).strip() if scope and str(scope).strip() else None
+    # The scope rule of query_documents and find_mentions: an absolute path scopes the folders
+    # on disk too; anything else (a URL, a data id) is a prefix of source ids.
+    is_path_scope = (
+        scope_text is not None
+        and not _URL_LIKE.match(scope_text)
+        and os.path.isabs(os.path.expanduser(scope_text))
+    )
+    scope_path = scope_folder(ctx, scope_text) if is_path_scope else None
+    try:
+        listing = ctx.corpus.list_files(scope_text, scope_path)
+    except ScopeExcluded as exc:
+        raise OperationError(str(exc)) from None
+    listed = listing.files
+    if view.on:
+        apply_label_filter(ctx, view, listing.indexed)
+        listed = filtering.select(view, listed, lambda row: row.info, by_date=sort == "date")
+    return ListResult(
+        files=[_file_row(ctx, row, view.on) for row in listed],
+        **filter_fields(view),
+        ignored=listing.ignored or None,
+        unlisted_folders=[
+            UnlistedOut(path=to_id(u.path), reason=u.message) for u in listing.unlisted
+        ]
+        or None,
+    )
+
+
+def _file_row(ctx: AppContext, row: ListedFile, labels_on: bool) -> FileRow:
+    """One listed file as list_files shows it (its labels while labels are on)."""
+    extra = label_fields(row.info) if labels_on and row.info is not None else {}
+    return FileRow(
+        path=row.path,
+        source=row.source,
+        display_path=row.source if row.source is not None else ctx.display_path(row.path or ""),
+        state=row.state,
+        chunks=row.chunks,
+        title=row.title,
+        ocr_engine=row.ocr_engine,
+        source_type=row.source_type,
+        **extra,
+    )

@@ -1,0 +1,162 @@
+"""``query_documents`` and ``find_mentions``: the index's hybrid search and mention scan, with a
+request's label filter applied first, shaped into their result models.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from minirag_index import DEFAULT_TOP_K
+from minirag_ingest.labels.filtering import LabelView
+from minirag_mcp.context import AppContext
+from minirag_mcp.labelling import apply_label_filter, filter_fields, label_fields, label_view
+from minirag_mcp.operations import OperationError
+from minirag_mcp.results import (
+    FirstMatchOut,
+    FormOut,
+    HitOut,
+    LookAlikeOut,
+    MentionDocumentOut,
+    MentionsResult,
+    QueryResult,
+    SourceOut,
+)
+
+if TYPE_CHECKING:
+    pass
+
+
+def _look_alikes_for(ctx: AppContext, source: str) -> list[LookAlikeOut] | None:
+    """Other indexed documents sharing most of this one's text, from the whole index."""
+    rows = [
+        LookAlikeOut(
+            source=other.source,
+            display_path=ctx.display_path(other.source),
+            overlap=round(other.overlap, 2),
+            date=other.date or None,
+        )
+        for other in ctx.index.look_alikes(source)
+    ]
+    return rows or None
+
+
+# -- searching -------------------------------------------------------------------------------
+
+
+def _labelled_infos(ctx: AppContext, view: LabelView, sources: set[str]) -> dict[str, Any]:
+    """The index's rows of ``sources`` when rows carry labels, else nothing."""
+    if not view.on or not sources:
+        return {}
+    return ctx.index.sources_among(sources)
+
+
+def query_documents(
+    ctx: AppContext,
+    query: str,
+    top_k: int = DEFAULT_TOP_K,
+    scope: str | None = None,
+    labels: dict[str, Any] | None = None,
+    date_from: str | None = None,
+    date_to: str | None = None,
+) -> QueryResult:
+    """Hybrid search; hits, their documents (with displayPath) and their parent sections."""
+    ctx.require_places()
+    if not query or not str(query).strip():
+        raise OperationError(f"nothing to search for: {ctx.wording.arg('query')} is empty")
+    view = label_view(ctx, labels, date_from, date_to)
+    only: set[str] | None = None
+    if view.filtering:
+        apply_label_filter(ctx, view, ctx.index.sources(scope or None))
+        only = view.matched
+    result = ctx.index.search(str(query), top_k=int(top_k), scope=scope or None, sources=only)
+    infos = _labelled_infos(ctx, view, {s.source for s in result.sources})
+    sources = [
+        SourceOut(
+            source=item.source,
+            title=item.title,
+            hits=item.hits,
+            display_path=ctx.display_path(item.source),
+            **(label_fields(infos[item.source]) if item.source in infos else {}),
+            look_alikes=_look_alikes_for(ctx, item.source),
+        )
+        for item in result.sources
+    ]
+    warning = None
+    if result.keyword_error:
+        warning = (
+            f"{result.keyword_error}; these results come from vector search only, so exact "
+            "terms may be missing."
+        )
+    return QueryResult(
+        hits=[HitOut.of(hit) for hit in result.hits],
+        sources=sources,
+        parents=dict(result.parents),
+        **filter_fields(view),
+        notice=result.notice or None,
+        warning=warning,
+    )
+
+
+def find_mentions(
+    ctx: AppContext,
+    terms: list[str] | str,
+    match: str = "all",
+    scope: str | None = None,
+    offset: int = 0,
+    labels: dict[str, Any] | None = None,
+    date_from: str | None = None,
+    date_to: str | None = None,
+) -> MentionsResult:
+    """Every document mentioning the terms, counted and paged."""
+    ctx.require_places()
+    if isinstance(terms, str):
+        terms = [terms]
+    terms = [t for t in (terms or []) if t and str(t).strip()]
+    if not terms:
+        raise OperationError("give at least one term")
+    if match not in ("all", "any"):
+        raise OperationError(f"match must be 'all' or 'any', got {match!r}")
+    if int(offset) < 0:
+        raise OperationError(f"{ctx.wording.arg('offset')} must not be negative")
+    view = label_view(ctx, labels, date_from, date_to)
+    doc_filter = None
+    if view.filtering:
+        apply_label_filter(ctx, view, ctx.index.sources(scope or None))
+        doc_filter = view.matched.__contains__
+    try:
+        result = ctx.index.find_mentions(
+            terms,
+            match="any" if match == "any" else "all",
+            scope=scope or None,
+            doc_filter=doc_filter,
+            offset=int(offset),
+        )
+    except ValueError as exc:  # an empty or malformed term
+        raise OperationError(str(exc)) from None
+    infos = _labelled_infos(ctx, view, {d.source for d in result.documents})
+    documents = [
+        MentionDocumentOut(
+            source=doc.source,
+            display_path=ctx.display_path(doc.source),
+            title=doc.title,
+            matching_chunks=doc.matching_chunks,
+            title_match=doc.title_match,
+            first_match=None if doc.first_match is None else FirstMatchOut.of(doc.first_match),
+            **(label_fields(infos[doc.source]) if doc.source in infos else {}),
+            look_alikes=_look_alikes_for(ctx, doc.source),
+        )
+        for doc in result.documents
+    ]
+    return MentionsResult(
+        terms=[term.display for term in result.terms],
+        match=result.match,
+        searched_documents=result.searched_documents,
+        matched_documents=result.matched_documents,
+        matched_chunks=result.matched_chunks,
+        forms=[FormOut(form=f.form, documents=f.documents) for f in result.forms],
+        documents=documents,
+        offset=result.offset,
+        next_offset=result.next_offset,
+        notice=result.notice or None,
+        **filter_fields(view),
+    )
