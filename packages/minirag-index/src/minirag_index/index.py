@@ -44,6 +44,7 @@ SECTION_CACHE_LIMIT = 5_000  # rebuilt sections kept per table version
 MAX_TOP_K = 100
 DEFAULT_TOP_K = 10
 DEFAULT_NEIGHBORS = 2  # chunks read on each side of a hit, unless asked for others
+DEFAULT_EMBED_SLICE = 512  # chunks embedded per call when a caller does not say
 
 
 def candidate_count(top_k: int) -> int:
@@ -125,9 +126,30 @@ class MiniragIndex:
     # -- writing ---------------------------------------------------------------------------
     def add_source(self, doc: SourceDoc, chunks: Sequence[ChunkInput]) -> int:
         """Embed ``chunks`` and make them the whole content of ``doc.source`` (one commit)."""
-        self.check_model()  # before embedding anything another model's index would refuse
-        vectors = self.embedder.embed_passages([c.text for c in chunks])
+        vectors = self.passage_vectors([c.text for c in chunks])
         return self.store_embedded(doc, chunks, vectors)
+
+    def passage_vectors(
+        self,
+        texts: Sequence[str],
+        *,
+        slice_size: int = DEFAULT_EMBED_SLICE,
+        on_embedded: Callable[[int, int], None] | None = None,
+    ) -> list[Any]:
+        """A vector for each chunk text: the index's own when it holds the same text embedded
+        by this model, else newly embedded (see :mod:`minirag_index.reuse`); ``slice_size``
+        texts per embedding call, ``on_embedded(done, total)`` after each when they take more."""
+        from minirag_index.reuse import passage_vectors
+
+        self.check_model()  # before embedding anything another model's index would refuse
+        return passage_vectors(
+            texts,
+            self.embedder.spec,
+            self.store.vectors_for,
+            self.embedder.embed_passages,
+            slice_size=slice_size,
+            on_embedded=on_embedded,
+        )
 
     def store_embedded(
         self, doc: SourceDoc, chunks: Sequence[ChunkInput], vectors: Sequence[Any]
