@@ -11,6 +11,7 @@ import pytest
 from minirag_index import ChunkInput, Embedder, SourceDoc
 from minirag_index.model_spec import passage_key
 from minirag_index.store import Store
+from testsupport.embedding import count_passages
 
 PARAGRAPHS = [
     "The alpha protocol answers on port 4242 and logs every handshake.",
@@ -22,15 +23,7 @@ PARAGRAPHS = [
 @pytest.fixture
 def embedded(embedder: Embedder, monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Every text the shared embedder is asked to embed as a passage."""
-    texts: list[str] = []
-    original = embedder.embed_passages
-
-    def counting(batch):
-        texts.extend(batch)
-        return original(batch)
-
-    monkeypatch.setattr(embedder, "embed_passages", counting)
-    return texts
+    return count_passages(embedder, monkeypatch)
 
 
 def stored_vectors(index, source: str) -> list[np.ndarray]:
