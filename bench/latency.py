@@ -189,6 +189,7 @@ def synthetic_rows(store, dim: int, start_doc: int, docs: int, pool: list[str], 
         "date_source": [None] * n,
         "labels": [None] * n,
         "signature": [None] * n,
+        "passage_key": [None] * n,  # random vectors: never to be reused for a real text
     }
     terms = [term_values(t, ti) for t, ti in zip(cols["text"], cols["title"], strict=True)]
     data.update({column: [v[column] for v in terms] for column in TERM_COLUMNS})

@@ -143,3 +143,30 @@ def test_parents_follow_a_replaced_source(make_index):
     assert "May" in index.search("launch").parents.popitem()[1]
     add(index, "/d/a.md", "## Plan\n\nThe launch moved to June.")
     assert "June" in index.search("launch").parents.popitem()[1]
+
+
+@pytest.mark.parametrize("held", [True, False], ids=["snapshot", "lancedb"])
+def test_a_search_reads_the_table_version_once(make_index, monkeypatch, held):
+    """Every read of the version asks the storage for the latest one (a round trip on S3); a
+    search reads it once and hands it on, and still sees a write made just before it."""
+    index = make_index()
+    if not held:
+        index.snapshot_budget = 0  # too small for any vector: the search goes to LanceDB
+    add(index, "/d/a.md", "## Plan\n\nThe launch is in May.", *DISTRACTORS)
+    index.search("launch")  # the views of this version are built
+    reads = []
+    original = index.store.version
+
+    def counting():
+        reads.append(1)
+        return original()
+
+    monkeypatch.setattr(index.store, "version", counting)
+    result = index.search("launch")
+    assert len(reads) == 1
+    assert "May" in result.parents[result.hits[0].parent_id]
+    add(index, "/d/a.md", "## Plan\n\nThe launch moved to June.")
+    reads.clear()
+    result = index.search("launch")
+    assert len(reads) == 1
+    assert "June" in result.parents[result.hits[0].parent_id]

@@ -286,7 +286,7 @@ def test_a_source_cut_by_an_older_scheme_is_read_again(pipeline, docs, embed_cal
     report = sync(pipeline)
     assert counts(report, "ingested", "skipped") == {"ingested": 1, "skipped": 1}
     assert pipeline.index.stale_chunk_count(SCHEME_VERSION) == 0
-    assert len(embed_calls) == 1
+    assert embed_calls == []  # it came out in the same chunks: their vectors are reused
 
 
 def test_stale_files_are_not_moved_but_read_again(pipeline, docs) -> None:

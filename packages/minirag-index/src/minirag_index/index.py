@@ -13,6 +13,7 @@ import threading
 from collections.abc import Callable, Collection, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
@@ -39,11 +40,22 @@ if TYPE_CHECKING:  # numpy-backed; imported on first use so opening an index sta
     from minirag_index.store import Vector
 
 T = TypeVar("T")
+
+
+class _Unread(Enum):
+    READ = "read"
+
+
+#: A table version not read yet: the method reads it. A search reads the version once and hands
+#: it on, since every read asks the storage for the latest one.
+READ = _Unread.READ
+Version = int | None | Literal[_Unread.READ]
 SNAPSHOT_VECTOR_BYTES = 256 * 1024 * 1024  # see snapshot.py
 SECTION_CACHE_LIMIT = 5_000  # rebuilt sections kept per table version
 MAX_TOP_K = 100
 DEFAULT_TOP_K = 10
 DEFAULT_NEIGHBORS = 2  # chunks read on each side of a hit, unless asked for others
+DEFAULT_EMBED_SLICE = 512  # chunks embedded per call when a caller does not say
 
 
 def candidate_count(top_k: int) -> int:
@@ -125,9 +137,30 @@ class MiniragIndex:
     # -- writing ---------------------------------------------------------------------------
     def add_source(self, doc: SourceDoc, chunks: Sequence[ChunkInput]) -> int:
         """Embed ``chunks`` and make them the whole content of ``doc.source`` (one commit)."""
-        self.check_model()  # before embedding anything another model's index would refuse
-        vectors = self.embedder.embed_passages([c.text for c in chunks])
+        vectors = self.passage_vectors([c.text for c in chunks])
         return self.store_embedded(doc, chunks, vectors)
+
+    def passage_vectors(
+        self,
+        texts: Sequence[str],
+        *,
+        slice_size: int = DEFAULT_EMBED_SLICE,
+        on_embedded: Callable[[int, int], None] | None = None,
+    ) -> list[Any]:
+        """A vector for each chunk text: the index's own when it holds the same text embedded
+        by this model, else newly embedded (see :mod:`minirag_index.reuse`); ``slice_size``
+        texts per embedding call, ``on_embedded(done, total)`` after each when they take more."""
+        from minirag_index.reuse import passage_vectors
+
+        self.check_model()  # before embedding anything another model's index would refuse
+        return passage_vectors(
+            texts,
+            self.embedder.spec,
+            self.store.vectors_for,
+            self.embedder.embed_passages,
+            slice_size=slice_size,
+            on_embedded=on_embedded,
+        )
 
     def store_embedded(
         self, doc: SourceDoc, chunks: Sequence[ChunkInput], vectors: Sequence[Any]
@@ -196,20 +229,20 @@ class MiniragIndex:
         """The model the index was embedded with (None: empty, or written before the record)."""
         return self.store.recorded_model()
 
-    def model_problem(self) -> str | None:
+    def model_problem(self, version: Version = READ) -> str | None:
         """Why the configured model may not be used with this index, or None; read once per
-        table version."""
+        table version (``version``: the one the caller read already)."""
 
         def problem() -> str | None:
             if self.is_empty():
                 return None  # nothing embedded yet: any model may start it
             return self.store.model_problem(self.embedder.spec)
 
-        return self._per_version("model", problem)
+        return self._per_version("model", problem, version)
 
-    def check_model(self) -> None:
+    def check_model(self, version: Version = READ) -> None:
         """Raise :class:`IndexMismatchError` unless the configured model is the index's."""
-        problem = self.model_problem()
+        problem = self.model_problem(version)
         if problem:
             raise IndexMismatchError(problem)
 
@@ -227,12 +260,13 @@ class MiniragIndex:
         top_k = clamp_top_k(top_k)
         if not query.strip():
             raise ValueError("query must not be empty")
-        snapshot = self.snapshot()
+        version = self.store.version()  # read once (see READ)
+        snapshot = self.snapshot(version)
         if (len(snapshot) if snapshot is not None else self.store.count_rows()) == 0:
             return SearchResult(
                 [], [], {}, notice="The index is empty: nothing has been synced yet."
             )
-        self.check_model()
+        self.check_model(version)
         where = scope_filter_sql(scope)
         scope = scope if where else None  # a scope with no filter (the root) covers everything
         if scope and not self._has_rows_under(scope, where, snapshot):
@@ -271,7 +305,7 @@ class MiniragIndex:
         return SearchResult(
             hits=hits,
             sources=_sources_in_rank_order(hits),
-            parents=self.sections([h.parent_id for h in hits], snapshot),
+            parents=self.sections([h.parent_id for h in hits], snapshot, version),
             keyword_error=keyword_error,
         )
 
@@ -304,7 +338,7 @@ class MiniragIndex:
         scored = self.store.keyword_search(query, limit, where, ["id"])
         return snapshot.rows_by_id([(row["id"], row["_score"]) for row in scored])
 
-    def snapshot(self) -> Snapshot | None:
+    def snapshot(self, version: Version = READ) -> Snapshot | None:
         """The current table version in memory, or None (no table, or too large to hold)."""
 
         def build() -> Snapshot | None:
@@ -316,7 +350,7 @@ class MiniragIndex:
             table = self.store.column_table(SNAPSHOT_COLUMNS)
             return None if table is None else Snapshot.from_table(table)
 
-        return self._per_version("snapshot", build)
+        return self._per_version("snapshot", build, version)
 
     def _fuse(
         self, vector_rows: list[dict[str, Any]], keyword_rows: list[dict[str, Any]], weight: float
@@ -357,7 +391,10 @@ class MiniragIndex:
 
     # -- reading back ----------------------------------------------------------------------
     def sections(
-        self, parent_ids: Sequence[str], snapshot: Snapshot | None = None
+        self,
+        parent_ids: Sequence[str],
+        snapshot: Snapshot | None = None,
+        version: Version = READ,
     ) -> dict[str, str]:
         """The text of each named section (parentId → section), rebuilt from its chunks."""
         wanted = list(dict.fromkeys(parent_ids))
@@ -367,7 +404,7 @@ class MiniragIndex:
             found = {pid: snapshot.section_chunks(pid) for pid in wanted}
             return {pid: rebuild_section(chunks) for pid, chunks in found.items() if chunks}
         # Sections rebuilt earlier stay valid until the table changes.
-        known: dict[str, str] = self._per_version("sections", dict)
+        known: dict[str, str] = self._per_version("sections", dict, version)
         missing = [pid for pid in wanted if pid not in known]
         if missing:
             where = "parent_id IN (" + ", ".join(sql_string(p) for p in missing) + ")"
@@ -416,8 +453,11 @@ class MiniragIndex:
         ]
 
     # -- whole-index views, cached per table version ---------------------------------------
-    def _per_version(self, key: str, build: Callable[[], T]) -> T:
-        version = self.store.version()
+    def _per_version(self, key: str, build: Callable[[], T], version: Version = READ) -> T:
+        """``build()``, kept until the table changes. ``version`` is the table's version when
+        the caller has just read it (:data:`READ`: read it here)."""
+        if version is READ:
+            version = self.store.version()
         with self._cache_lock:
             cached = self._cache.get(key)
             if cached is not None and cached[0] == version:

@@ -25,6 +25,7 @@ messages that refuse another model.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from dataclasses import dataclass, field
@@ -153,6 +154,15 @@ def write_description(folder: Path, spec: ModelSpec, **extra: Any) -> None:
         **extra,
     }
     (folder / DESCRIPTION_FILE).write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+
+
+def passage_key(model: ModelSpec, text: str) -> str:
+    """What a stored vector is found again by: the model's identity and the exact text it
+    read (the passage prefix and the chunk), hashed. Two chunks with the same key get the same
+    vector, so a chunk already in the index is never embedded again; another model, width or
+    prefix gives another key, so no vector is ever reused across models."""
+    read = "\x1f".join((model.id, str(model.dim), model.passage_prefix + text))
+    return hashlib.blake2b(read.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
 
 # -- the record an index keeps (see minirag_index.store) --------------------------------

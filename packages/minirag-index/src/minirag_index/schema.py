@@ -17,6 +17,7 @@ from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any, Literal
 
 from minirag_index import keyword_index
+from minirag_index.model_spec import ModelSpec, passage_key
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -99,6 +100,7 @@ COLUMN_TYPES: Mapping[str, str] = {
     "date_source": "string",
     "labels": "string",
     "signature": "binary",
+    "passage_key": "string",  # what the vector is reused by (model_spec.passage_key)
     **dict.fromkeys(keyword_index.TERM_COLUMNS, "string"),
 }
 
@@ -133,9 +135,11 @@ def row_id(source: str, chunk_index: int) -> str:
     return f"{source}\x1f{chunk_index}"
 
 
-def table_fields(doc: SourceDoc, index: int, chunk: ChunkInput, now: float) -> dict[str, Any]:
+def table_fields(
+    doc: SourceDoc, index: int, chunk: ChunkInput, now: float, model: ModelSpec | None = None
+) -> dict[str, Any]:
     """Every column but the vector of chunk ``index`` of ``doc``: its fields, the chunk's, and
-    the computed ones."""
+    the computed ones. ``model`` made the vector; without it the vector is never reused."""
     return {
         **{name: getattr(doc, name) for name in _DOC_FIELDS},
         **{name: getattr(chunk, name) for name in _CHUNK_FIELDS},
@@ -144,23 +148,32 @@ def table_fields(doc: SourceDoc, index: int, chunk: ChunkInput, now: float) -> d
         "parent_id": parent_id_for(doc.source, chunk.section),
         "ingested_at": now,
         "signature": doc.signature if index == 0 else None,
+        "passage_key": passage_key(model, chunk.text) if model is not None else None,
         **keyword_index.term_values(chunk.text, doc.title),
     }
 
 
 def table_row(
-    doc: SourceDoc, index: int, chunk: ChunkInput, vector: Any, now: float
+    doc: SourceDoc,
+    index: int,
+    chunk: ChunkInput,
+    vector: Any,
+    now: float,
+    model: ModelSpec | None = None,
 ) -> dict[str, Any]:
     """The row of chunk ``index`` of ``doc`` as a dict, its vector included."""
-    return {**table_fields(doc, index, chunk, now), "vector": [float(x) for x in vector]}
+    fields = table_fields(doc, index, chunk, now, model)
+    return {**fields, "vector": [float(x) for x in vector]}
 
 
 def rows_table(
     items: Sequence[tuple[SourceDoc, Sequence[ChunkInput], Sequence[Any]]],
     now: float,
     schema: pa.Schema,
+    model: ModelSpec | None = None,
 ) -> pa.Table:
-    """The rows of ``items`` as one Arrow table, built column by column.
+    """The rows of ``items`` as one Arrow table, built column by column, with the columns
+    ``schema`` has (an older table may lack some). ``model`` made the vectors.
 
     One long document - tens of thousands of chunks, all stored in one commit - is what this
     costs memory for: as a dict per row with the vector as a list of Python floats, it took
@@ -173,8 +186,9 @@ def rows_table(
     columns: dict[str, list[Any]] = {name: [] for name in schema.names if name != "vector"}
     for doc, chunks, _ in items:
         for index, chunk in enumerate(chunks):
-            for name, value in table_fields(doc, index, chunk, now).items():
-                columns[name].append(value)
+            values = table_fields(doc, index, chunk, now, model)
+            for name, column in columns.items():
+                column.append(values[name])
     others = pa.Table.from_pydict(columns, schema=schema.remove(at))
     vectors = [vector for _, _, vectors in items for vector in vectors]
     matrix = np.asarray(vectors, dtype=np.float32).reshape(len(vectors), field.type.list_size)

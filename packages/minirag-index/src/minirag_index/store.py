@@ -77,6 +77,8 @@ INDEX_CACHE_BYTES = 64 * 1024 * 1024
 # to finish, short enough that the folder does not grow without bound.
 VERSION_RETENTION = timedelta(minutes=2)
 _COMMIT_ATTEMPTS = 8
+# Stored vectors are looked up by this many passage keys per query.
+LOOKUP_KEYS = 2048
 
 T = TypeVar("T")
 
@@ -141,6 +143,7 @@ class Store:
         if self._table is None and self.exists():
             self._table = self._connect().open_table(TABLE)
             self._ensure_text_indexes()
+            self._ensure_passage_keys()
         return self._table
 
     def table_for_writing(self, dim: int, model: ModelSpec | None = None) -> Any:
@@ -202,6 +205,21 @@ class Store:
         """
         self.warnings.extend(keyword_index.ensure_current(self._table, _retry))
 
+    def _ensure_passage_keys(self) -> None:
+        """An index from before the passage keys gains the column, empty: its chunks are
+        reused once they are stored again. Best-effort, as the keyword upgrade."""
+        if "passage_key" in self._table.schema.names:
+            return
+        import pyarrow as pa
+
+        table = self._table
+        try:
+            _retry(lambda: table.add_columns([pa.field("passage_key", pa.string())]))
+        except Exception as exc:
+            message = f"the passage keys could not be added (nothing is reused): {exc}"
+            log.warning(message)
+            self.warnings.append(message)
+
     def keyword_columns(self) -> list[str]:
         table = self.table()
         return [] if table is None else keyword_index.searchable(table)[0]
@@ -230,7 +248,8 @@ class Store:
         model: ModelSpec | None = None,
     ) -> int:
         """Store several sources, each with exactly its chunks, all in one commit. ``model``,
-        the one the vectors were made with, is checked against the index's record."""
+        the one the vectors were made with, is checked against the index's record; only
+        vectors stored with their model are found again by :meth:`vectors_for`."""
         for doc, chunks, vectors in items:
             if len(chunks) != len(vectors):
                 raise ValueError("one vector per chunk is needed")
@@ -242,7 +261,7 @@ class Store:
         now = time.time()
         owners = {doc.source for doc, _, _ in items} | set(replaces)
         where = "source IN (" + ", ".join(sql_string(s) for s in sorted(owners)) + ")"
-        data = rows_table(items, now, table.schema)
+        data = rows_table(items, now, table.schema, model)
         _retry(
             lambda: (
                 table.merge_insert("id")
@@ -403,6 +422,24 @@ class Store:
         """The table's current version (changes with every commit), None without a table."""
         table = self.table()
         return None if table is None else table.version
+
+    def vectors_for(self, keys: Iterable[str]) -> dict[str, np.ndarray]:
+        """The stored vector of each of ``keys`` (passage keys) the index holds."""
+        table = self.table()
+        wanted = sorted(set(keys))
+        if table is None or not wanted or "passage_key" not in table.schema.names:
+            return {}
+        found: dict[str, np.ndarray] = {}
+        for start in range(0, len(wanted), LOOKUP_KEYS):
+            part = wanted[start : start + LOOKUP_KEYS]
+            where = "passage_key IN (" + ", ".join(sql_string(k) for k in part) + ")"
+            data = self.column_table(["passage_key", "vector"], where)
+            if data is None or data.num_rows == 0:
+                continue
+            column = data.column("vector").combine_chunks()
+            matrix = column.flatten().to_numpy().reshape(len(column), column.type.list_size)
+            found.update(zip(data.column("passage_key").to_pylist(), matrix, strict=True))
+        return found
 
     def chunks(self, where: str) -> list[StoredChunk]:
         rows = self.rows(where, CHUNK_COLUMNS)

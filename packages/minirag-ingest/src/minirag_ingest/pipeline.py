@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 from minirag_index import ChunkInput, MiniragIndex, SourceDoc, rebuild_document
 from minirag_ingest.chunking import SCHEME_VERSION, chunk_markdown
@@ -367,16 +367,13 @@ class Pipeline:
     ) -> list[IngestResult]:
         """Embed the chunks of all ``items`` and store them all in one commit.
 
-        Chunks are embedded :data:`EMBED_SLICE` at a time, ``on_embedded(done, total)`` called
-        after each slice: one long document (a 50 MB text is some 140,000 chunks) shows its
-        progress while it is embedded, instead of a sync that seems to hang on it."""
+        A chunk whose text the index holds already takes its stored vector
+        (:meth:`MiniragIndex.passage_vectors`); the others are embedded :data:`EMBED_SLICE` at a
+        time, ``on_embedded(done, total)`` called after each slice: one long document (a 50 MB
+        text is some 140,000 chunks) shows its progress while it is embedded, instead of a sync
+        that seems to hang on it."""
         texts = [chunk.text for item in items for chunk in item.chunks]
-        self.index.check_model()  # before embedding what another model's index would refuse
-        vectors: list[Any] = []
-        for start in range(0, len(texts), EMBED_SLICE):
-            vectors.extend(self.index.embedder.embed_passages(texts[start : start + EMBED_SLICE]))
-            if on_embedded is not None and len(texts) > EMBED_SLICE:
-                on_embedded(len(vectors), len(texts))
+        vectors = self.index.passage_vectors(texts, slice_size=EMBED_SLICE, on_embedded=on_embedded)
         embedded, start = [], 0
         for item in items:
             end = start + len(item.chunks)

@@ -7,7 +7,7 @@ from typing import Literal
 
 # Bump whenever a change to this package moves chunk boundaries or changes chunk text: every
 # stored chunk records the scheme it was cut with, and an index holding older ones is stale.
-SCHEME_VERSION = 2
+SCHEME_VERSION = 3  # 3: a chunk that began inside a paragraph ends with it (see _pack.py)
 
 DEFAULT_BUDGET = 110
 MIN_BUDGET = 16

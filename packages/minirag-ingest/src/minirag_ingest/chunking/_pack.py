@@ -127,6 +127,8 @@ class Atom:
     group: int = 0  # atoms of a split code block only pack with each other
     solo: bool = False  # a whole code block over the budget: a chunk of its own
     level: int = LEVEL_CHARS  # how to split it further if a real count disagrees
+    opens: bool = False  # the first atom of a paragraph
+    paragraph: int = 0  # ...of a paragraph cut into several atoms: its tokens in all
 
 
 @dataclass
@@ -271,7 +273,12 @@ class Packer:
             elif kind in ("row", "thead"):
                 self._split(plan, unit.start, unit.end, LEVEL_LINE, unit.lead, unit.lead, out)
             else:
+                mark = len(out)
                 self._split(plan, unit.start, unit.end, unit.level, unit.lead, unit.lead, out)
+                if unit.block_start and len(out) > mark:
+                    out[mark].opens = True
+                    if len(out) - mark > 1:
+                        out[mark].paragraph = sum(atom.tokens for atom in out[mark:])
         return out
 
     def _code_atoms(self, plan: SectionPlan, unit: Unit, out: list[Atom]) -> None:
@@ -395,6 +402,14 @@ class Packer:
     # ----- packing -------------------------------------------------------------------------
 
     def pack(self, plan: SectionPlan, section: int) -> list[Chunk]:
+        """The chunks of one section: its atoms packed in order up to the budget.
+
+        A chunk that began inside a paragraph (the rest of one cut in several) ends with that
+        paragraph, unless the next paragraph fits in it whole. Chunk boundaries then fall at
+        paragraph starts, so an edit re-cuts the chunks of the paragraph it touched (and of the
+        next, when a chunk holds the end of one and the start of the other), where the chunks
+        after it used to shift to the end of the section and be embedded again.
+        """
         doc = self.doc
         budget = self.budget
         atoms = self.atoms(plan)
@@ -411,6 +426,8 @@ class Packer:
                     nxt = atoms[j]
                     if nxt.solo or nxt.group != first.group or estimate + nxt.tokens > budget:
                         break
+                    if not first.opens and estimate + nxt.paragraph > budget:
+                        break  # see the docstring: the next paragraph starts a chunk
                     if nxt.start == atoms[j - 1].end:
                         glued = True
                     estimate += nxt.tokens
