@@ -8,10 +8,13 @@ WATCH_QUIET_SECONDS so the tests stay quick.
 from __future__ import annotations
 
 import asyncio
+import os
 import shutil
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from testsupport.mcp import stdio_session
 
@@ -224,3 +227,50 @@ def test_forced_polling_is_stated_and_still_syncs(env: dict, docs: Path) -> None
             assert copied["lastSync"]["counts"]["ingested"] == 1
 
     asyncio.run(go())
+
+
+def test_the_watch_command_prints_each_sync_and_stops_on_ctrl_c(env: dict, docs: Path) -> None:
+    import json
+    import queue
+    import signal
+    import subprocess
+    import sys
+    import threading
+
+    child = subprocess.Popen(
+        [sys.executable, "-m", "minirag_mcp", "watch", "--json"],
+        env={**os.environ, "WATCH_QUIET_SECONDS": QUIET, "HF_HUB_OFFLINE": "1"},
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert child.stdout is not None and child.stderr is not None
+    lines: queue.Queue[str] = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(x) for x in child.stdout], daemon=True).start()
+    try:
+        first = json.loads(lines.get(timeout=DEADLINE))
+        assert first["state"] == "succeeded" and first["counts"]["ingested"] == 3
+        (docs / "lighthouse.md").write_text("# Lighthouse\n\nThe lamp turns at night.\n")
+        second = json.loads(lines.get(timeout=DEADLINE))
+        assert second["counts"]["ingested"] == 1 and second["scope"] == str(docs)
+        child.send_signal(signal.SIGINT)
+        assert child.wait(timeout=DEADLINE) == 0
+        assert "stopped watching" in child.stderr.read()
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+
+
+def test_bad_watch_settings_are_configuration_errors(
+    env: dict, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from minirag_mcp.config import ConfigProblem, load_config
+
+    monkeypatch.setenv("WATCH", "maybe")
+    monkeypatch.setenv("WATCH_QUIET_SECONDS", "0")
+    problem = load_config({})
+    assert isinstance(problem, ConfigProblem)
+    assert "WATCH must be one of 1/true/yes/on" in problem.error
+    assert "WATCH_QUIET_SECONDS must be a number of seconds from 0.05" in problem.error
