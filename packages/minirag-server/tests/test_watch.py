@@ -274,3 +274,24 @@ def test_bad_watch_settings_are_configuration_errors(
     assert isinstance(problem, ConfigProblem)
     assert "WATCH must be one of 1/true/yes/on" in problem.error
     assert "WATCH_QUIET_SECONDS must be a number of seconds from 0.05" in problem.error
+
+
+def test_the_watch_flag_starts_a_watching_server(env: dict, docs: Path) -> None:
+    import sys
+
+    from mcp import ClientSession
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "minirag_mcp", "--watch"],
+        env={**env, "FASTMCP_CHECK_FOR_UPDATES": "off", "HF_HUB_OFFLINE": "1"},
+    )
+
+    async def go() -> None:
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            watch = await started(session)
+            assert watch["state"] == "watching" and watch["lastSync"]["counts"]["ingested"] == 3
+
+    asyncio.run(go())
