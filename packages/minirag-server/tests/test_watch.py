@@ -295,3 +295,28 @@ def test_the_watch_flag_starts_a_watching_server(env: dict, docs: Path) -> None:
             assert watch["state"] == "watching" and watch["lastSync"]["counts"]["ingested"] == 3
 
     asyncio.run(go())
+
+
+def test_a_root_missing_at_start_is_not_created_and_is_synced_when_it_appears(
+    env: dict, tmp_path: Path
+) -> None:
+    root = tmp_path / "not-mounted"
+
+    async def go() -> None:
+        async with stdio_session({**watch_env(env), "BASE_DIR": str(root)}) as (session, _init):
+            waiting = await until(_waiting(session), "the watcher to report the missing root")
+            assert "does not exist" in waiting["waiting"] and waiting["roots"] == []
+            assert not root.exists()  # opening the index would have created it
+            root.mkdir()
+            (root / "mounted.md").write_text("# Mounted\n\nThe drive holds a harbour map.\n")
+            await until(_found(session, "harbour map drive", "mounted.md"), "mounted.md")
+
+    asyncio.run(go())
+
+
+def _waiting(session: Any) -> Callable[[], Awaitable[dict | None]]:
+    async def check() -> dict | None:
+        watch = await watch_of(session)
+        return watch if watch.get("waiting") else None
+
+    return check

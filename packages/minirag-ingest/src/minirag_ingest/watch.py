@@ -119,6 +119,7 @@ class Watcher:
         self._syncs = 0
         self._last: JobStatus | None = None
         self._running: str | None = None
+        self._jobs_in_use: JobManager | None = None  # what jobs() gave, once it did
         self._threads: list[threading.Thread] = []
 
     # -- life ------------------------------------------------------------------------------
@@ -133,9 +134,9 @@ class Watcher:
         """Stop listening; a sync in progress is asked to stop after its commit in flight."""
         self._stop.set()
         self._wake.set()
-        running = self._running
-        if running is not None:
-            self.jobs().cancel(running)
+        running, jobs = self._running, self._jobs_in_use
+        if running is not None and jobs is not None:
+            jobs.cancel(running)
         for thread in self._threads:
             thread.join(timeout)
 
@@ -274,7 +275,7 @@ class Watcher:
         if scope is not None and self._excluded(scope):
             return True  # every change is inside an excluded folder: nothing to index
         try:
-            jobs = self.jobs()
+            jobs = self._jobs_in_use = self.jobs()
             job_id = jobs.start(scope)
         except SyncLocked as exc:
             self._waiting = str(exc)

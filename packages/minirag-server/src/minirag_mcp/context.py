@@ -186,7 +186,7 @@ class AppContext:
         with self._lock:
             if self.watcher is None:
                 self.watcher = Watcher(
-                    lambda: self.jobs,
+                    self._jobs_where_places_exist,
                     self.roots,
                     WatchSettings.of(config.ingest),
                     extensions=SUPPORTED_EXTENSIONS | scanned_extensions(),
@@ -195,6 +195,12 @@ class AppContext:
                     first_sync_after=first_sync_after,
                 ).start()
             return self.watcher
+
+    def _jobs_where_places_exist(self) -> JobManager:
+        """The job manager, once the roots and the index folder can be used: a root that is
+        missing (an unmounted drive) must not be created by opening the index inside it."""
+        self.require_places()
+        return self.jobs
 
     def stop_watching(self, timeout: float | None = None) -> None:
         """Stop watch mode (a sync it runs stops after its commit in flight)."""
