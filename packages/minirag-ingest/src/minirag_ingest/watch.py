@@ -196,8 +196,8 @@ class Watcher:
                 continue
             try:
                 self._listen_to(present)
-            except FileNotFoundError:
-                continue  # a root went away as the watch started: look again
+            except FileNotFoundError:  # a root went away as the watch started: look again
+                self._stop.wait(ROOT_CHECK)
             except Exception as exc:
                 if self._polling:
                     log.warning("watching by polling failed: %s; trying again", exc)
