@@ -1,9 +1,10 @@
 """Ingest configuration read from the environment, and document-root resolution.
 
 Variables carry no prefix (``BASE_DIR``, ``BASE_DIRS``, ``MAX_FILE_SIZE``, ``ALLOW_PRIVATE_URLS``,
-``CHUNK_TOKEN_BUDGET``), except ``RAG_OCR_MIN_CHARS_PER_PAGE`` and the conversion limits
-``RAG_CONVERT_MAX_MEMORY`` and ``RAG_CONVERT_TIMEOUT``. ``DB_PATH`` is the index's
-(:class:`~minirag_index.settings.IndexSettings`); :func:`resolve_db_path` only picks its default.
+``CHUNK_TOKEN_BUDGET``, ``WATCH_QUIET_SECONDS``…), except ``RAG_OCR_MIN_CHARS_PER_PAGE`` and
+the conversion limits ``RAG_CONVERT_MAX_MEMORY`` and ``RAG_CONVERT_TIMEOUT``.
+``DB_PATH`` is the index's (:class:`~minirag_index.settings.IndexSettings`);
+:func:`resolve_db_path` only picks its default.
 A variable set to an empty string counts as unset, since launchers such as the Claude Desktop
 bundle pass empty values for fields the user left blank.
 
@@ -30,6 +31,8 @@ __all__ = [
     "DEFAULT_CONVERT_TIMEOUT",
     "DEFAULT_MAX_FILE_SIZE",
     "DEFAULT_MIN_CHARS_PER_PAGE",
+    "DEFAULT_WATCH_POLL",
+    "DEFAULT_WATCH_QUIET",
     "ConfigError",
     "IngestSettings",
     "load_settings",
@@ -42,6 +45,8 @@ DEFAULT_CHUNK_TOKEN_BUDGET = 110
 DEFAULT_MIN_CHARS_PER_PAGE = 25
 DEFAULT_CONVERT_MAX_MEMORY = 1 << 30  # 1 GB for conversion, each worker and all together
 DEFAULT_CONVERT_TIMEOUT = 120.0  # seconds for one file's conversion
+DEFAULT_WATCH_QUIET = 2.0  # seconds without a change before a watched folder is synced
+DEFAULT_WATCH_POLL = 1.0  # seconds between looks when watching falls back to polling
 MIN_CONVERT_MEMORY = 64 << 20  # below this nothing converts; catches "1" meant as 1 GB
 _SIZE_SUFFIXES = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
 DB_SUBDIR = Path(".minirag") / "lancedb"
@@ -59,6 +64,9 @@ ACCEPTS = {
     "RAG_CONVERT_MAX_MEMORY": "a size of at least 64M: bytes, or a whole number with K, M or G, "
     "e.g. 1G or 1536M",
     "RAG_CONVERT_TIMEOUT": "a positive number of seconds, e.g. 120",
+    "WATCH_QUIET_SECONDS": "a number of seconds from 0.05 to 3600, e.g. 2",
+    "WATCH_POLL_SECONDS": "a number of seconds from 0.05 to 3600, e.g. 1",
+    "WATCH_FORCE_POLLING": SWITCH_ACCEPTS,
 }
 
 
@@ -93,6 +101,12 @@ class IngestSettings(BaseSettings):
     # The memory ceiling and time limit of the conversion workers (see convert_pool.py).
     rag_convert_max_memory: MemorySize = DEFAULT_CONVERT_MAX_MEMORY
     rag_convert_timeout: float = Field(default=DEFAULT_CONVERT_TIMEOUT, gt=0, allow_inf_nan=False)
+    # Watch mode (see watch.py): how long the folder must stay quiet before its changes are
+    # synced, how often the polling fallback looks, and polling chosen up front (a network
+    # drive, where native notifications never arrive).
+    watch_quiet_seconds: float = Field(default=DEFAULT_WATCH_QUIET, ge=0.05, le=3600)
+    watch_poll_seconds: float = Field(default=DEFAULT_WATCH_POLL, ge=0.05, le=3600)
+    watch_force_polling: Switch = False
 
 
 def describe_bytes(count: int) -> str:

@@ -10,7 +10,7 @@ os.environ.setdefault("FASTMCP_CHECK_FOR_UPDATES", "off")
 
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a command whose reader left
 # Commands that stop at a safe point on Ctrl-C instead of being cut off (see interrupt.py).
-STOPPABLE = ("sync", "ingest")
+STOPPABLE = ("sync", "ingest", "watch")
 
 
 def main(argv: list[str] | None = None) -> None:

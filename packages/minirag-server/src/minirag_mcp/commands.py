@@ -41,6 +41,7 @@ from minirag_mcp.runner import (
     one_document,
     run,
     sync_outcome,
+    watch_until_stopped,
 )
 from minirag_mcp.wording import cli_wording
 
@@ -87,14 +88,26 @@ SourceFlag = Annotated[str | None, Parameter(help="A data or url source id.")]
 # -- the commands -----------------------------------------------------------------------------
 
 
-def serve(*, common: Common | None = None) -> int:
+def serve(
+    *,
+    watch: Annotated[
+        bool, Parameter(negative="", help="Keep the index in line with the roots (WATCH=1).")
+    ] = False,
+    common: Common | None = None,
+) -> int:
     """Start the MCP server on stdio."""
     common = common or Common()
     from minirag_mcp.runner import make_context
     from minirag_mcp.server import serve_stdio
 
-    serve_stdio(make_context(common, cli_wording()).config)
+    serve_stdio(make_context(common, cli_wording()).config, watch=watch)
     return EXIT_OK
+
+
+def watch(*, common: Common | None = None) -> int:
+    """Sync, then keep the index in line with the roots until Ctrl-C: each change is synced
+    once the folder has been quiet for WATCH_QUIET_SECONDS."""
+    return watch_until_stopped(common or Common())
 
 
 def ingest(path: str, /, *, common: Common | None = None) -> int:
@@ -283,6 +296,7 @@ COMMAND_TABLE: tuple[tuple[str, Callable[..., int]], ...] = (
     ("ingest", ingest),
     ("ingest-url", ingest_url),
     ("sync", sync),
+    ("watch", watch),
     ("query", query),
     ("find", find),
     ("read-neighbors", read_neighbors),

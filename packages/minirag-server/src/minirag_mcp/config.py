@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Any
 from pydantic import field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from minirag_index.settings import SWITCH_ACCEPTS, Switch
+
 if TYPE_CHECKING:
     from minirag_index.settings import IndexSettings
     from minirag_ingest.plugins import OcrEngine
@@ -27,8 +29,12 @@ except PackageNotFoundError:  # running from a source tree that was never instal
     __version__ = "0+unknown"
 
 
+# What each variable accepts, completing "NAME must be ..." in a configuration error.
+SERVER_ACCEPTS = {"WATCH": SWITCH_ACCEPTS}
+
+
 class ServerSettings(BaseSettings):
-    """The server's own variable; field names are the environment variables."""
+    """The server's own variables; field names are the environment variables."""
 
     model_config = SettingsConfigDict(
         case_sensitive=True, extra="ignore", frozen=True, env_ignore_empty=True
@@ -36,6 +42,8 @@ class ServerSettings(BaseSettings):
 
     # A paragraph appended to the instructions a client is sent (see instructions.py).
     RAG_INSTRUCTIONS_APPEND: str | None = None
+    # Watch mode (minirag_ingest.watch): the server keeps the index in line with the roots.
+    WATCH: Switch = False
 
     @field_validator("RAG_INSTRUCTIONS_APPEND", mode="before")
     @classmethod
@@ -58,6 +66,10 @@ class Config:
     @property
     def instructions_append(self) -> str | None:
         return self.server.RAG_INSTRUCTIONS_APPEND
+
+    @property
+    def watch(self) -> bool:
+        return self.server.WATCH
 
 
 @dataclass(frozen=True)
@@ -103,7 +115,7 @@ def load_config(overrides: dict[str, Any] | None = None) -> Config | ConfigProbl
         CACHE_DIR=Path(cache_dir).expanduser().resolve() if cache_dir else None,
         MODEL_NAME=given.get("model_name"),
     )
-    server = attempt(load_settings, ServerSettings, {})
+    server = attempt(load_settings, ServerSettings, SERVER_ACCEPTS)
     roots = attempt(resolve_roots, given.get("base_dirs") or None, ingest) if ingest else None
     db_path = None
     if roots and index is not None:

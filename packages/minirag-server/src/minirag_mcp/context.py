@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from minirag_ingest.labels.taxonomy import TaxonomyLoader
     from minirag_ingest.pipeline import Pipeline
     from minirag_ingest.roots import Roots
+    from minirag_ingest.watch import SyncListener, Watcher
 
 
 class PlaceMissing(RuntimeError):
@@ -68,6 +69,7 @@ class AppContext:
         self._jobs: JobManager | None = None
         self._taxonomy: TaxonomyLoader | None = None
         self._pool: ConversionPool | None = None
+        self.watcher: Watcher | None = None  # watch mode, once started
         self.wording: Wording = MCP  # how messages name arguments (the CLI sets its own)
 
     def require_config(self) -> Config:
@@ -170,6 +172,41 @@ class AppContext:
         """Stop the syncs still running (each after its commit in flight) and wait for them."""
         if self._jobs is not None:
             self._jobs.cancel_all(timeout)
+
+    def start_watching(
+        self, on_sync: SyncListener | None = None, *, first_sync_after: float = 0.0
+    ) -> Watcher:
+        """Watch mode: one sync now, then one after each quiet spell of changes. Returns at
+        once; the index, the pipeline and the model are built by the watcher's first sync."""
+        config = self.require_config()
+        from minirag_ingest.corpus import scanned_extensions
+        from minirag_ingest.formats import SUPPORTED_EXTENSIONS
+        from minirag_ingest.watch import Watcher, WatchSettings
+
+        with self._lock:
+            if self.watcher is None:
+                self.watcher = Watcher(
+                    self._jobs_where_places_exist,
+                    self.roots,
+                    WatchSettings.of(config.ingest),
+                    extensions=SUPPORTED_EXTENSIONS | scanned_extensions(),
+                    skip_under=[config.db_path],
+                    on_sync=on_sync,
+                    first_sync_after=first_sync_after,
+                ).start()
+            return self.watcher
+
+    def _jobs_where_places_exist(self) -> JobManager:
+        """The job manager, once the roots and the index folder can be used: a root that is
+        missing (an unmounted drive) must not be created by opening the index inside it."""
+        self.require_places()
+        return self.jobs
+
+    def stop_watching(self, timeout: float | None = None) -> None:
+        """Stop watch mode (a sync it runs stops after its commit in flight)."""
+        watcher, self.watcher = self.watcher, None
+        if watcher is not None:
+            watcher.stop(timeout)
 
     def stop_workers(self) -> None:
         """Stop the conversion workers (they start again when a file needs converting)."""

@@ -29,6 +29,7 @@ from minirag_mcp.results import (
     ListResult,
     StatusResult,
     UnlistedOut,
+    WatchOut,
 )
 
 if TYPE_CHECKING:
@@ -116,6 +117,8 @@ def status(ctx: AppContext) -> StatusResult:
 
     fields["ocr"] = ocr_engine() or "unavailable"
     fields["ocr_hint"] = ocr_missing()
+    watcher = ctx.watcher
+    fields["watch"] = WatchOut.of(None if watcher is None else watcher.status())
     fields["errors"] = errors or None
     return StatusResult(**fields)
 

@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from minirag_ingest.labels.try_file import TriedFacet as TriedFacetFound
     from minirag_ingest.labels.try_file import TriedFile
     from minirag_ingest.pipeline import IngestResult
+    from minirag_ingest.watch import WatchStatus
 
 
 def _is_none(value: Any) -> bool:
@@ -468,6 +469,36 @@ class IndexModelOut(Result):
         )
 
 
+class WatchOut(Result):
+    """status's ``watch``: off, or what the watcher watches and how far it has got."""
+
+    state: Literal["off", "watching", "polling"]
+    since: str | None = omitted()
+    roots: list[str] | None = omitted()
+    pending: int | None = omitted()  # changed paths waiting for the quiet period
+    syncs: int | None = omitted()  # syncs the watcher started
+    running: str | None = omitted()  # the jobId of its sync in progress
+    last_sync: SyncJob | None = omitted()  # the last one that ended
+    reason: str | None = omitted()  # why it polls
+    waiting: str | None = omitted()  # why the pending changes wait (another sync runs)
+
+    @classmethod
+    def of(cls, watch: WatchStatus | None) -> WatchOut:
+        if watch is None:
+            return cls(state="off")
+        return cls(
+            state=watch.state,
+            since=_iso(watch.since),
+            roots=list(watch.roots),
+            pending=watch.pending,
+            syncs=watch.syncs,
+            running=watch.running,
+            last_sync=None if watch.last_sync is None else SyncJob.of(watch.last_sync),
+            reason=watch.reason,
+            waiting=watch.waiting,
+        )
+
+
 class StatusResult(Result):
     """status. With a broken configuration only ``version`` and ``configError``."""
 
@@ -496,6 +527,7 @@ class StatusResult(Result):
     labels: LabelsStatus | None = omitted()
     ocr: str | None = omitted()
     ocr_hint: str | None = omitted()
+    watch: WatchOut | None = omitted()
     errors: list[str] | None = omitted()
 
 

@@ -21,6 +21,7 @@ from minirag_mcp.results import FolderCounts, FolderIngest, Ingested, ItemError,
 from minirag_mcp.wording import Wording, cli_wording, error_message
 
 if TYPE_CHECKING:
+    from minirag_ingest.jobs import JobStatus
     from minirag_mcp.context import AppContext
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
@@ -275,3 +276,36 @@ class _FolderRun:
         embedder = self.ctx.index.embedder
         model = str(embedder.local_folder or embedder.model_name)
         self.errors.append(ItemError(path=model, reason=f"{left} {noun} not read: {exc}"))
+
+
+def watch_until_stopped(places: Places) -> int:
+    """``watch``: one sync, then one per quiet spell of changes, each printed as sync prints
+    it (with --json one JSON object a line), until Ctrl-C or SIGTERM; then exit 0."""
+    from minirag_mcp.render import show_sync
+
+    ctx = make_context(places, cli_wording())
+
+    def printed(job: JobStatus) -> None:
+        result = SyncJob.of(job)
+        if places.json:
+            from minirag_ingest.names import json_safe
+
+            print(json.dumps(json_safe(result.dump()), ensure_ascii=False), flush=True)
+        else:
+            show_sync(result)
+            sys.stdout.flush()
+
+    try:
+        ctx.require_places()
+        watcher = ctx.start_watching(on_sync=printed)
+    except Exception as exc:
+        return fail(places, ctx.wording.render(error_message(exc)))
+    how = watcher.status()
+    roots = ", ".join(str(root) for root in ctx.roots)
+    print(f"watching {roots} ({how.state}); Ctrl-C to stop", file=sys.stderr)
+    while not STOP.wait(0.5):
+        pass
+    ctx.stop_watching()
+    ctx.stop_jobs()
+    print("stopped watching", file=sys.stderr)
+    return EXIT_OK

@@ -38,6 +38,7 @@ from minirag_mcp.wording import error_message
 log = logging.getLogger(__name__)
 
 SERVER_NAME = "minirag"
+WATCH_FIRST_SYNC_AFTER = 1.0  # seconds: the imports of the first sync hold the GIL
 SHUTDOWN_WAIT = 60.0  # seconds a running sync gets to finish its commit when the server stops
 
 
@@ -89,16 +90,21 @@ def advertise_tools_only(mcp: FastMCP) -> None:
     low_level.get_capabilities = get_capabilities  # type: ignore[method-assign]
 
 
-def create_app(config: Config | ConfigProblem | None = None) -> FastMCP:
-    """Build the server for ``config`` (read from the environment when None)."""
+def create_app(config: Config | ConfigProblem | None = None, *, watch: bool = False) -> FastMCP:
+    """Build the server for ``config`` (read from the environment when None). With ``watch``
+    (or WATCH=1) the index follows the roots while the server runs (watch mode)."""
     config = config if config is not None else load_config({})
     app_ctx = AppContext(config)
+    watching = isinstance(config, Config) and (watch or config.watch)
 
     @contextlib.asynccontextmanager
     async def lifespan(_server: FastMCP) -> AsyncIterator[dict[str, Any]]:
+        if watching:  # its first sync waits until the client has been answered
+            app_ctx.start_watching(first_sync_after=WATCH_FIRST_SYNC_AFTER)
         try:
             yield {}
         finally:  # the last client went away: no conversion worker outlives the session
+            await anyio.to_thread.run_sync(lambda: app_ctx.stop_watching(SHUTDOWN_WAIT))
             await anyio.to_thread.run_sync(app_ctx.stop_workers)
 
     mcp = FastMCP(
@@ -114,17 +120,18 @@ def create_app(config: Config | ConfigProblem | None = None) -> FastMCP:
     return mcp
 
 
-def serve_stdio(config: Config | ConfigProblem) -> None:
+def serve_stdio(config: Config | ConfigProblem, *, watch: bool = False) -> None:
     """Run the server on stdio; nothing but JSON-RPC is written to stdout."""
     from minirag_mcp.warmup import WarmUpAfterInitialize
 
-    app = create_app(config)
+    app = create_app(config, watch=watch)
     app.add_middleware(WarmUpAfterInitialize())
     try:
         app.run(transport="stdio", show_banner=False)
     finally:
         # A sync still running when the client goes away stops after its commit in flight,
         # rather than being cut off inside the embedding or storage libraries at exit.
+        app.app_context.stop_watching(SHUTDOWN_WAIT)  # type: ignore[attr-defined]
         app.app_context.stop_jobs(timeout=SHUTDOWN_WAIT)  # type: ignore[attr-defined]
         app.app_context.stop_workers()  # type: ignore[attr-defined]
 

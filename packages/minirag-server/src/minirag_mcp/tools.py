@@ -402,7 +402,9 @@ def status(ctx: Context) -> StatusResult:
     embedding model, document and chunk counts, chunks from an older chunking scheme
     (staleChunkCount, with schemeWarning), ignore files, OCR availability and, when the
     corpus has a classify.toml, a labels block: each facet's values with descriptions and
-    document counts (map a user's wording to a value id from it). Works even
-    when the configuration is broken, reporting configError. Call it when a search comes
-    back empty or a tool fails unexpectedly."""
+    document counts (map a user's wording to a value id from it), and watch: off, or
+    watching/polling with pending changes and lastSync (a watching server syncs changed
+    files itself a moment after they change). Works even when the configuration is broken,
+    reporting configError. Call it when a search comes back empty or a tool fails
+    unexpectedly."""
     return call(listing.status, app_of(ctx))
