@@ -226,3 +226,16 @@ def tool_json(result) -> dict:
     if result.structured_content is not None:
         return result.structured_content
     return json.loads(result.content[0].text)
+
+
+async def sync_until_done(session, interval: float = 0.05) -> dict:
+    """sync_start, then sync_status every ``interval`` seconds until the job stops running:
+    its last status."""
+    import asyncio
+
+    job = tool_json(await session.call_tool("sync_start", {}))["jobId"]
+    while True:
+        state = tool_json(await session.call_tool("sync_status", {"jobId": job}))
+        if state["state"] != "running":
+            return state
+        await asyncio.sleep(interval)

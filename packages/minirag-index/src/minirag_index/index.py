@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 from minirag_index.embedder import Embedder
 from minirag_index.filters import sources_filter_sql
 from minirag_index.fusion import first_sources, group_cut, rrf_fuse, within_distance
+from minirag_index.heap import release_freed_memory
 from minirag_index.model_spec import ModelSpec
 from minirag_index.reconstruct import rebuild_document, rebuild_section
 from minirag_index.scope import in_scope, scope_filter_sql, sql_string
@@ -153,7 +154,7 @@ class MiniragIndex:
         from minirag_index.reuse import passage_vectors
 
         self.check_model()  # before embedding anything another model's index would refuse
-        return passage_vectors(
+        vectors = passage_vectors(
             texts,
             self.embedder.spec,
             self.store.vectors_for,
@@ -161,6 +162,8 @@ class MiniragIndex:
             slice_size=slice_size,
             on_embedded=on_embedded,
         )
+        self.embedder.release_arena()  # before the commit, which can use that memory instead
+        return vectors
 
     def store_embedded(
         self, doc: SourceDoc, chunks: Sequence[ChunkInput], vectors: Sequence[Any]
@@ -171,7 +174,9 @@ class MiniragIndex:
         self, items: Sequence[tuple[SourceDoc, Sequence[ChunkInput], Sequence[Any]]]
     ) -> int:
         """Store already-embedded sources, each replacing its old chunks, in one commit."""
-        return self.store.replace_sources(items, model=self.embedder.spec)
+        stored = self.store.replace_sources(items, model=self.embedder.spec)
+        release_freed_memory()  # a commit's transient buffers would otherwise stay resident
+        return stored
 
     def delete_source(self, source: str) -> int:
         return self.store.delete_source(source)
@@ -223,6 +228,7 @@ class MiniragIndex:
         self.store.optimize()
         with self._cache_lock:  # views of older versions would only hold memory until rebuilt
             self._cache.clear()
+        release_freed_memory()
 
     # -- the model -------------------------------------------------------------------------
     def recorded_model(self) -> ModelSpec | None:
@@ -348,7 +354,12 @@ class MiniragIndex:
             if dim is None or not fits(self.store.count_rows(), dim, self.snapshot_budget):
                 return None
             table = self.store.column_table(SNAPSHOT_COLUMNS)
-            return None if table is None else Snapshot.from_table(table)
+            if table is None:
+                return None
+            snapshot = Snapshot.from_table(table)
+            del table  # the table read is copied into the snapshot: give its pages back
+            release_freed_memory()
+            return snapshot
 
         return self._per_version("snapshot", build, version)
 
