@@ -327,10 +327,10 @@ class Embedder:
         if not self._arena_used:
             return
         self._arena_used = False
-        session = getattr(getattr(self._model, "model", None), "model", None)
+        session: Any = getattr(getattr(self._model, "model", None), "model", None)
         try:
             import numpy as np
-            import onnxruntime as ort
+            import onnxruntime as ort  # type: ignore[import-untyped]
 
             options = ort.RunOptions()
             options.add_run_config_entry("memory.enable_memory_arena_shrinkage", "cpu:0")
