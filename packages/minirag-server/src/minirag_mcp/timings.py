@@ -141,7 +141,7 @@ def install(server: Any, out: Any = None) -> None:
 
     recorder = _Recorder(sys.stderr if out is None else out)
     server.add_middleware(CallTimings(recorder))
-    wire = stdio.types  # the message types the stdio transport reads and writes with
+    wire: Any = stdio.types  # type: ignore[attr-defined]  # the types its transport uses
     wire.jsonrpc_message_adapter = _TimedAdapter(wire.jsonrpc_message_adapter, recorder)
     MiniragIndex.search = _timed(MiniragIndex.search, "search", recorder)  # type: ignore[method-assign]
     for name in ("query_documents", "find_mentions"):
@@ -156,4 +156,4 @@ def install(server: Any, out: Any = None) -> None:
         recorder.encoded(started, len(text.encode("utf-8")))
         return text
 
-    response.model_dump_json = model_dump_json  # type: ignore[method-assign]
+    response.model_dump_json = model_dump_json
