@@ -183,7 +183,7 @@ class AppContext:
         from minirag_ingest.formats import SUPPORTED_EXTENSIONS
         from minirag_ingest.watch import Watcher, WatchSettings
 
-        index_folder = config.db_path.local  # an index on object storage is not watched
+        index_folder = config.db_path.local  # None on object storage: nothing of it to skip
         with self._lock:
             if self.watcher is None:
                 self.watcher = Watcher(
