@@ -59,6 +59,7 @@ def test_plain_http_elsewhere_needs_the_explicit_switch() -> None:
 
 def test_a_folder_reads_fresh_and_the_interval_is_a_setting(tmp_path: Path) -> None:
     assert settings(DB_PATH=tmp_path).store_access().read_consistency == timedelta(0)
-    assert settings(DB_PATH=tmp_path).store_access().storage_options == {}
+    elsewhere = settings(DB_PATH=tmp_path, AWS_ENDPOINT_URL="http://minio.lan:9000")
+    assert elsewhere.store_access().storage_options == {}  # AWS variables are for s3:// only
     chosen = settings(DB_PATH="s3://b", READ_CONSISTENCY_SECONDS=1.5).store_access()
     assert chosen.read_consistency == timedelta(seconds=1.5)

@@ -44,6 +44,15 @@ values.pilots = { description = "Pilot projects.", paths = ["pilots"] }
 """
 
 
+def test_without_the_extra_the_error_names_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    from minirag_index.location import IndexLocation
+    from minirag_ingest.object_store import SideObjects
+
+    monkeypatch.setitem(sys.modules, "obstore", None)  # as if it were not installed
+    with pytest.raises(ImportError, match=r"minirag-ingest\[s3\]"):
+        SideObjects(IndexLocation.parse("s3://bucket/index"), {})
+
+
 def write_docs(root: Path, docs: dict[str, str]) -> None:
     for name, text in docs.items():
         path = root / name

@@ -155,11 +155,11 @@ def s3_options(
 def store_access(
     location: IndexLocation, options: Mapping[str, str], consistency_seconds: float | None
 ) -> StoreAccess:
-    """The access for ``location``: ``options`` apply to S3 only; the read consistency is
+    """The access for ``location`` with ``options`` (:func:`s3_options`); the read consistency is
     ``consistency_seconds``, or 0 for a local folder and 5 s for an object store."""
     if consistency_seconds is None:
         consistency_seconds = 0.0 if location.is_local else DEFAULT_OBJECT_STORE_CONSISTENCY
     return StoreAccess(
-        storage_options=dict(options) if location.kind == "s3" else {},
+        storage_options=dict(options),
         read_consistency=timedelta(seconds=consistency_seconds),
     )

@@ -154,9 +154,12 @@ class IndexSettings(BaseSettings):
         return value.expanduser()
 
     def store_access(self) -> StoreAccess:
-        """How to connect to DB_PATH; a :class:`ConfigError` names the variable at fault."""
+        """How to connect to DB_PATH; a :class:`ConfigError` names the variable at fault. The
+        AWS variables are read only for an ``s3://`` DB_PATH."""
         if self.DB_PATH is None:
             raise ValueError("DB_PATH is required to open an index")
+        if self.DB_PATH.kind != "s3":
+            return store_access(self.DB_PATH, {}, self.READ_CONSISTENCY_SECONDS)
         try:
             options = s3_options(
                 access_key_id=self.AWS_ACCESS_KEY_ID,
