@@ -306,3 +306,46 @@ def test_a_reader_sees_the_writers_new_document_within_its_interval(
     found = reader.search(question, top_k=1)
     assert found.sources[0].source == str(docs / "lighthouse.md")
     assert reader.store.version() == writer.index.store.version()
+
+
+def test_of_two_syncs_taking_over_one_expired_lease_only_one_wins(
+    s3_server: S3Server, index_uri: str
+) -> None:
+    import threading
+
+    from minirag_index.location import IndexLocation
+    from minirag_ingest.lease import LeaseNote, SyncLease
+    from minirag_ingest.object_store import SideObjects
+
+    options = IndexSettings(DB_PATH=index_uri, **s3_server.index_settings()).store_access()
+    objects = SideObjects(IndexLocation.parse(index_uri), options.storage_options)
+    dead = LeaseNote("gone-host", 4242, time.time() - 600, time.time() - 300, 60.0)
+    dead_etag = objects.create(LEASE_NAME, dead.to_bytes())
+    assert dead_etag is not None
+    takers = [SyncLease(objects, 60.0) for _ in range(2)]
+    outcomes: list[object] = [None, None]
+    ready = threading.Barrier(2)
+
+    def take(n: int) -> None:
+        ready.wait()
+        try:
+            outcomes[n] = takers[n].acquire()
+        except SyncLocked as exc:
+            outcomes[n] = exc
+
+    threads = [threading.Thread(target=take, args=(n,)) for n in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    try:
+        won = [o for o in outcomes if isinstance(o, SyncLease)]
+        refused = [o for o in outcomes if isinstance(o, SyncLocked)]
+        assert (len(won), len(refused)) == (1, 1), outcomes
+        assert refused[0].pid == os.getpid()  # refused by the winner, not by the dead holder
+        # What decides it: a takeover written against the dead lease's ETag is refused now.
+        assert objects.replace(LEASE_NAME, dead.to_bytes(), dead_etag) is None
+    finally:
+        for taker in takers:
+            taker.release()
+    assert objects.read(LEASE_NAME) is None  # the winner's release removed it
