@@ -14,12 +14,12 @@ from collections.abc import Callable, Collection, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from enum import Enum
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from minirag_index.embedder import Embedder
 from minirag_index.filters import sources_filter_sql
 from minirag_index.fusion import first_sources, group_cut, rrf_fuse, within_distance
+from minirag_index.location import IndexLocation
 from minirag_index.model_spec import ModelSpec
 from minirag_index.reconstruct import rebuild_document, rebuild_section
 from minirag_index.scope import in_scope, scope_filter_sql, sql_string
@@ -122,7 +122,7 @@ class MiniragIndex:
             raise ValueError("DB_PATH is required to open an index")
         self.settings = settings
         self.embedder = embedder or Embedder(settings.MODEL_NAME, settings.CACHE_DIR)
-        self.store = Store(Path(settings.DB_PATH))
+        self.store = Store(settings.DB_PATH, settings.store_access())
         self._cache: dict[str, tuple[int | None, Any]] = {}
         # The keyword search runs beside query embedding + vector search.
         self._keyword_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="keyword")
@@ -215,8 +215,14 @@ class MiniragIndex:
         return {source for source, n, d in counted if n != d and source in wanted}
 
     @property
-    def db_path(self) -> Path:
-        return self.store.db_path
+    def location(self) -> IndexLocation:
+        """Where the index lives (a folder or an object-store prefix)."""
+        return self.store.location
+
+    @property
+    def db_path(self) -> IndexLocation:
+        """:attr:`location`, by its older name."""
+        return self.store.location
 
     def refresh(self) -> None:
         """Bring keyword indexes up to date after writes and drop old table versions."""
