@@ -28,9 +28,9 @@ from minirag_index import keyword_index
 from minirag_index.model_spec import (
     ModelSpec,
     dim_mismatch,
+    index_model_problem,
     model_from_metadata,
     model_metadata,
-    model_mismatch,
 )
 from minirag_index.schema import (
     CHUNK_COLUMNS,
@@ -176,10 +176,7 @@ class Store:
     def model_problem(self, model: ModelSpec) -> str | None:
         """Why ``model`` may not be used here: it is not the recorded one (for an index without
         a record: its vectors have another width). None when it may."""
-        recorded = self.recorded_model()
-        if recorded is not None:
-            return model_mismatch(self.db_path, recorded, model)
-        return dim_mismatch(self.db_path, self.vector_dim(), model.dim)
+        return index_model_problem(self.db_path, self.recorded_model(), self.vector_dim(), model)
 
     def check_model(self, model: ModelSpec) -> None:
         problem = self.model_problem(model)
