@@ -95,6 +95,19 @@ def test_without_a_current_summary_they_read_lancedb_and_say_the_same(
     assert without["stdout"] == with_summary["stdout"]
 
 
+def test_a_sync_with_nothing_to_do_leaves_a_summary_for_an_index_without_one(
+    synced: dict, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from minirag_index import summary
+
+    db = Path(synced["BASE_DIR"]) / ".minirag" / "lancedb"
+    (db / summary.FILE_NAME).unlink()  # as an index written before the summaries
+    code, _, err = cli(capsys, "sync")
+    assert code == 0, err
+    assert (db / summary.FILE_NAME).is_file()
+    assert "lancedb" not in loaded_by(COMMANDS["status"])["loaded"]
+
+
 def test_query_loads_the_model(synced: dict) -> None:
     result = loaded_by(COMMANDS["query"])
     assert result["code"] == 0

@@ -222,12 +222,18 @@ class MiniragIndex:
 
     def refresh(self) -> None:
         """Bring keyword indexes up to date after writes and drop old table versions."""
-        from minirag_index import summary
-
         self.store.optimize()
         with self._cache_lock:  # views of older versions would only hold memory until rebuilt
             self._cache.clear()
-        summary.write(self.store)  # so that status and list_files need not open LanceDB
+        self.write_summary()
+
+    def write_summary(self, *, only_if_missing: bool = False) -> None:
+        """Leave the summary status and list_files read instead of LanceDB (best-effort; see
+        :mod:`minirag_index.summary`); ``only_if_missing``: unless the current one is there."""
+        from minirag_index import summary
+
+        if not (only_if_missing and self.summary() is not None):
+            summary.write(self.store)
 
     def summary(self) -> IndexSummary | None:
         """The summary of the table's newest version, if one was written for it (see
