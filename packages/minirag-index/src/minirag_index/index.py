@@ -234,6 +234,7 @@ class MiniragIndex:
 
         if not (only_if_missing and self.summary() is not None):
             summary.write(self.store)
+            self._summary_held = None  # read again: the version may be the one held as None
 
     def summary(self) -> IndexSummary | None:
         """The summary of the table's newest version, if one was written for it (see
