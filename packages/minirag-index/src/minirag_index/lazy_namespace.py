@@ -37,6 +37,7 @@ def defer_rest_client(name: str = REST_CLIENT) -> bool:
         return False
     if spec is None or spec.loader is None or spec.submodule_search_locations is None:
         return False
+    loader = spec.loader
     module = importlib.util.module_from_spec(spec)
     lock = threading.RLock()  # a second thread waits for the first one's import to finish
     state = {"loading": False}
@@ -48,7 +49,7 @@ def defer_rest_client(name: str = REST_CLIENT) -> bool:
             if module.__dict__.get("__getattr__") is __getattr__ and not state["loading"]:
                 state["loading"] = True  # a name asked for by the __init__ itself: not yet
                 try:
-                    spec.loader.exec_module(module)
+                    loader.exec_module(module)
                     del module.__dict__["__getattr__"]
                 finally:
                     state["loading"] = False
