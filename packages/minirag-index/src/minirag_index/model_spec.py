@@ -206,6 +206,17 @@ def dim_mismatch(db_path: object, stored: int | None, dim: int) -> str | None:
     )
 
 
+def index_model_problem(
+    db_path: object, recorded: ModelSpec | None, stored_dim: int | None, model: ModelSpec
+) -> str | None:
+    """Why ``model`` may not be used with an index holding ``stored_dim``-wide vectors made by
+    ``recorded``: it is not the recorded model (without a record: its vectors have another
+    width). None when it may."""
+    if recorded is not None:
+        return model_mismatch(db_path, recorded, model)
+    return dim_mismatch(db_path, stored_dim, model.dim)
+
+
 def model_mismatch(db_path: object, recorded: ModelSpec, configured: ModelSpec) -> str | None:
     """Why ``configured`` may not search or extend an index built with ``recorded``, if so."""
     if recorded == configured:

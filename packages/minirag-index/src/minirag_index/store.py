@@ -29,9 +29,9 @@ from minirag_index.location import IndexLocation, StoreAccess
 from minirag_index.model_spec import (
     ModelSpec,
     dim_mismatch,
+    index_model_problem,
     model_from_metadata,
     model_metadata,
-    model_mismatch,
 )
 from minirag_index.schema import (
     CHUNK_COLUMNS,
@@ -194,10 +194,7 @@ class Store:
     def model_problem(self, model: ModelSpec) -> str | None:
         """Why ``model`` may not be used here: it is not the recorded one (for an index without
         a record: its vectors have another width). None when it may."""
-        recorded = self.recorded_model()
-        if recorded is not None:
-            return model_mismatch(self.location, recorded, model)
-        return dim_mismatch(self.location, self.vector_dim(), model.dim)
+        return index_model_problem(self.location, self.recorded_model(), self.vector_dim(), model)
 
     def check_model(self, model: ModelSpec) -> None:
         problem = self.model_problem(model)

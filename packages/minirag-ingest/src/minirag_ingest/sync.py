@@ -181,6 +181,8 @@ class _Sync(Reading, Upkeep):
         self.failures.save()
         if self.wrote:
             self.pipeline.refresh()
+        else:  # an index from before the summaries gains one without a write
+            self.pipeline.index.write_summary(only_if_missing=True)
         return self.report
 
     def decide(
