@@ -186,8 +186,15 @@ def spread(values: Sequence[float], unit: str = "s", scale: float = 1.0, digits:
 
 
 # -- building the index the way the server does ----------------------------------------------
-def open_pipeline(roots: Sequence[Path], db_path: Path, model_dir: Path, **index_overrides):
-    """A Pipeline over ``roots`` writing to ``db_path``, built as the server builds it."""
+def open_pipeline(
+    roots: Sequence[Path],
+    db_path: Path | str,
+    model_dir: Path,
+    cache_dir: Path | None = None,
+    **index_overrides,
+):
+    """A Pipeline over ``roots`` writing to ``db_path`` (a folder, or an object-store URI with
+    ``cache_dir`` given), built as the server builds it."""
     from minirag_index import MiniragIndex
     from minirag_index.settings import load_index_settings
     from minirag_ingest.pipeline import Pipeline
@@ -197,7 +204,7 @@ def open_pipeline(roots: Sequence[Path], db_path: Path, model_dir: Path, **index
     settings = load_index_settings(
         DB_PATH=db_path,
         MODEL_NAME=str(model_dir),
-        CACHE_DIR=db_path.parent / "cache",
+        CACHE_DIR=cache_dir or Path(db_path).parent / "cache",
         **index_overrides,
     )
     return Pipeline(MiniragIndex(settings), Roots(roots), load_settings())
@@ -228,14 +235,17 @@ def tool_json(result) -> dict:
     return json.loads(result.content[0].text)
 
 
-async def sync_until_done(session, interval: float = 0.05) -> dict:
-    """sync_start, then sync_status every ``interval`` seconds until the job stops running:
-    its last status."""
+async def mcp_synced(session, poll: float = 0.2) -> dict:
+    """sync_start through an MCP client session, then sync_status until the job ends; exits
+    unless it succeeded with no failed file."""
     import asyncio
 
     job = tool_json(await session.call_tool("sync_start", {}))["jobId"]
     while True:
         state = tool_json(await session.call_tool("sync_status", {"jobId": job}))
         if state["state"] != "running":
-            return state
-        await asyncio.sleep(interval)
+            break
+        await asyncio.sleep(poll)
+    if state["state"] != "succeeded" or state["counts"]["failed"]:
+        raise SystemExit(f"the sync did not succeed: {state}")
+    return state

@@ -277,7 +277,7 @@ async def _mcp_sync(env: dict[str, str]) -> tuple[float, dict]:
         ClientSession(read, write) as session,
     ):
         await session.initialize()
-        state = await c.sync_until_done(session)
+        state = await c.mcp_synced(session, poll=0.05)
         seconds = time.perf_counter() - started
     return seconds, state
 

@@ -91,7 +91,7 @@ async def drive(env: dict[str, str], sync: bool) -> dict:
         sampler = Sampler(server_pid())
         started = time.perf_counter()
         if sync:
-            state = await c.sync_until_done(session)
+            state = await c.mcp_synced(session, poll=0.05)
             figures["sync_seconds"] = time.perf_counter() - started
             figures["counts"] = state.get("counts")
             figures["sync_peak_hwm"] = sampler.hwm()

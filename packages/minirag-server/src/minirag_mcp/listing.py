@@ -83,6 +83,7 @@ def status(ctx: AppContext) -> StatusResult:
         "version": config.version,
         "roots": [str(root) for root in config.roots],
         "db_path": str(config.db_path),
+        "store": config.db_path.kind,
         "cache_dir": str(config.index.CACHE_DIR),
         "model_name": config.index.MODEL_NAME,
         "model": "loaded" if built is not None and built.embedder.loaded else "not loaded",
