@@ -277,12 +277,7 @@ async def _mcp_sync(env: dict[str, str]) -> tuple[float, dict]:
         ClientSession(read, write) as session,
     ):
         await session.initialize()
-        job = c.tool_json(await session.call_tool("sync_start", {}))["jobId"]
-        while True:
-            state = c.tool_json(await session.call_tool("sync_status", {"jobId": job}))
-            if state["state"] != "running":
-                break
-            await asyncio.sleep(0.05)
+        state = await c.mcp_synced(session, poll=0.05)
         seconds = time.perf_counter() - started
     return seconds, state
 

@@ -20,6 +20,20 @@ def test_local_folder_embeds_with_the_model_width(embedder):
     assert embedder.dim == 384
 
 
+def test_passages_embed_the_same_after_the_arena_gives_its_memory_back(embedder):
+    """A sync shrinks onnxruntime's arena after each batch; the next batch must not change."""
+    import numpy as np
+
+    texts = ["The Normans were a people of northern France.", "Steam engines " * 40]
+    before = embedder.embed_passages(texts)
+    embedder.release_arena()
+    embedder.release_arena()  # nothing embedded since: a no-op
+    after = embedder.embed_passages(texts)
+    for one, other in zip(before, after, strict=True):
+        np.testing.assert_allclose(one, other, rtol=0, atol=1e-6)
+    assert embedder.embed_query("hello world").shape == (384,)
+
+
 def test_token_counter_does_not_truncate(embedder):
     count = embedder.token_counter()
     assert count("word " * 900) > 900  # fastembed's own tokenizer stops at the model's limit

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 from minirag_index.embedder import Embedder
 from minirag_index.filters import sources_filter_sql
 from minirag_index.fusion import first_sources, group_cut, rrf_fuse, within_distance
+from minirag_index.heap import release_freed_memory
 from minirag_index.location import IndexLocation
 from minirag_index.model_spec import ModelSpec, index_model_problem
 from minirag_index.reconstruct import rebuild_document, rebuild_section
@@ -155,7 +156,7 @@ class MiniragIndex:
         from minirag_index.reuse import passage_vectors
 
         self.check_model()  # before embedding anything another model's index would refuse
-        return passage_vectors(
+        vectors = passage_vectors(
             texts,
             self.embedder.spec,
             self.store.vectors_for,
@@ -163,6 +164,8 @@ class MiniragIndex:
             slice_size=slice_size,
             on_embedded=on_embedded,
         )
+        self.embedder.release_arena()  # before the commit, which can use that memory instead
+        return vectors
 
     def store_embedded(
         self, doc: SourceDoc, chunks: Sequence[ChunkInput], vectors: Sequence[Any]
@@ -173,7 +176,9 @@ class MiniragIndex:
         self, items: Sequence[tuple[SourceDoc, Sequence[ChunkInput], Sequence[Any]]]
     ) -> int:
         """Store already-embedded sources, each replacing its old chunks, in one commit."""
-        return self.store.replace_sources(items, model=self.embedder.spec)
+        stored = self.store.replace_sources(items, model=self.embedder.spec)
+        release_freed_memory()  # a commit's transient buffers would otherwise stay resident
+        return stored
 
     def delete_source(self, source: str) -> int:
         return self.store.delete_source(source)
@@ -232,6 +237,7 @@ class MiniragIndex:
         with self._cache_lock:  # views of older versions would only hold memory until rebuilt
             self._cache.clear()
         self.write_summary()
+        release_freed_memory()
 
     def write_summary(self, *, only_if_missing: bool = False) -> None:
         """Leave the summary status and list_files read instead of LanceDB (best-effort; see
@@ -386,7 +392,12 @@ class MiniragIndex:
             if dim is None or not fits(self.store.count_rows(), dim, self.snapshot_budget):
                 return None
             table = self.store.column_table(SNAPSHOT_COLUMNS)
-            return None if table is None else Snapshot.from_table(table)
+            if table is None:
+                return None
+            snapshot = Snapshot.from_table(table)
+            del table  # the table read is copied into the snapshot: give its pages back
+            release_freed_memory()
+            return snapshot
 
         return self._per_version("snapshot", build, version)
 
