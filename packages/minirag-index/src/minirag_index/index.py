@@ -115,14 +115,17 @@ class NeighborChunk:
 
 
 class MiniragIndex:
-    """An index at ``settings.DB_PATH`` searched with ``settings.MODEL_NAME``."""
+    """An index at ``settings.DB_PATH`` searched with ``settings.MODEL_NAME``; with
+    ``read_only`` nothing is ever written there (see :class:`~minirag_index.store.Store`)."""
 
-    def __init__(self, settings: IndexSettings, embedder: Embedder | None = None):
+    def __init__(
+        self, settings: IndexSettings, embedder: Embedder | None = None, *, read_only: bool = False
+    ):
         if settings.DB_PATH is None:
             raise ValueError("DB_PATH is required to open an index")
         self.settings = settings
         self.embedder = embedder or Embedder(settings.MODEL_NAME, settings.CACHE_DIR)
-        self.store = Store(Path(settings.DB_PATH))
+        self.store = Store(Path(settings.DB_PATH), read_only=read_only)
         self._cache: dict[str, tuple[int | None, Any]] = {}
         # The keyword search runs beside query embedding + vector search.
         self._keyword_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="keyword")
