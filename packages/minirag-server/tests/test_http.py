@@ -143,9 +143,7 @@ def test_a_wrong_host_and_a_hostile_origin_are_refused(shared: Shared) -> None:
     url, auth = shared.server.url, {**MCP_HEADERS, "authorization": f"Bearer {TOKEN}"}
     rebound = httpx2.post(url, json=INITIALIZE, headers={**auth, "host": "evil.example"})
     assert rebound.status_code == 421
-    hostile = httpx2.post(
-        url, json=INITIALIZE, headers={**auth, "origin": "http://evil.example"}
-    )
+    hostile = httpx2.post(url, json=INITIALIZE, headers={**auth, "origin": "http://evil.example"})
     assert hostile.status_code == 403
     same_machine = httpx2.post(
         url, json=INITIALIZE, headers={**auth, "origin": f"http://127.0.0.1:{shared.server.port}"}

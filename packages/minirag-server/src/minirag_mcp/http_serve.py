@@ -14,9 +14,13 @@ import logging
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from minirag_index.settings import ConfigError
 from minirag_mcp.config import Config, ConfigProblem, ServerSettings
+
+if TYPE_CHECKING:
+    from starlette.middleware import Middleware
 
 log = logging.getLogger(__name__)
 
@@ -114,7 +118,7 @@ def http_plan(config: Config, host: str, port: int, *, allow_remote: bool) -> Ht
     )
 
 
-def guard_middleware(plan: HttpPlan) -> list[object]:
+def guard_middleware(plan: HttpPlan) -> list[Middleware]:
     """Our checks, outermost first: the rate, the token, the body (all after fastmcp's Host
     and Origin guard, which it places in front of any middleware it is given)."""
     from starlette.middleware import Middleware
@@ -157,7 +161,7 @@ def serve_http(
             host=host,
             port=port,
             path=MCP_PATH,
-            middleware=guard_middleware(plan),  # type: ignore[arg-type]
+            middleware=guard_middleware(plan),
             host_origin_protection=True,
             allowed_hosts=plan.allowed_hosts,
             allowed_origins=plan.allowed_origins,
