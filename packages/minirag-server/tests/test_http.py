@@ -19,6 +19,7 @@ from fastmcp import Client
 from fastmcp.client.auth import BearerAuth
 
 from minirag_mcp.commands import main as run_command
+from testsupport.files import files_under
 from testsupport.http_server import HttpServer, http_server
 from testsupport.mcp import call
 
@@ -49,15 +50,6 @@ INITIALIZE = {
     },
 }
 MCP_HEADERS = {"accept": "application/json, text/event-stream"}
-
-
-def files_under(folder: Path) -> set[tuple[str, int, int]]:
-    """Every file below ``folder`` with its size and modification time."""
-    return {
-        (str(p.relative_to(folder)), p.stat().st_size, p.stat().st_mtime_ns)
-        for p in folder.rglob("*")
-        if p.is_file()
-    }
 
 
 def drop_a_keyword_index(db: Path) -> None:

@@ -9,15 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from testsupport.files import files_under
 from testsupport.mcp import cli
-
-
-def files_under(folder: Path) -> set[tuple[str, int, int]]:
-    return {
-        (str(p.relative_to(folder)), p.stat().st_size, p.stat().st_mtime_ns)
-        for p in folder.rglob("*")
-        if p.is_file()
-    }
 
 
 @pytest.mark.parametrize(
