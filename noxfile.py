@@ -73,8 +73,13 @@ def install(session: nox.Session, *packages: str) -> None:
     session.install(*pins, "--no-deps", *TOKENIZER_DEPS)
 
 
-def pytest(session: nox.Session, *test_dirs: str) -> None:
-    session.run("pytest", *(str(PKG / d / "tests") for d in test_dirs), *session.posargs)
+def pytest(session: nox.Session, *test_dirs: str, marks: tuple[str, ...] = ()) -> None:
+    session.run("pytest", *(str(PKG / d / "tests") for d in test_dirs), *marks, *session.posargs)
+
+
+# The slow tests of behaviour that no extra changes (watch mode, interrupts, the fuzz set through
+# the tools) run in the base and all sessions; the ocr and classify sessions skip them.
+WITH_EXTRA_ONLY = ("-m", "not install_independent")
 
 
 @nox.session
@@ -116,14 +121,14 @@ def base(session: nox.Session) -> None:
 def ocr(session: nox.Session) -> None:
     """The base server with the [ocr] extra."""
     install(session, INDEX, INGEST, OCR, f"{SERVER}[ocr]")
-    pytest(session, "minirag-ingest", "minirag-ocr", "minirag-server")
+    pytest(session, "minirag-ingest", "minirag-ocr", "minirag-server", marks=WITH_EXTRA_ONLY)
 
 
 @nox.session
 def classify(session: nox.Session) -> None:
     """The base server with the [classify] extra (compiles llama.cpp on first install)."""
     install(session, INDEX, INGEST, CLASSIFY, f"{SERVER}[classify]", *CLASSIFY_TEST_DEPS)
-    pytest(session, "minirag-ingest", "minirag-classify", "minirag-server")
+    pytest(session, "minirag-ingest", "minirag-classify", "minirag-server", marks=WITH_EXTRA_ONLY)
 
 
 @nox.session(name="offline_model")
