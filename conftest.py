@@ -11,8 +11,9 @@ from __future__ import annotations
 import importlib.util
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -63,3 +64,17 @@ def require_module(module: str, extra: str) -> None:
     """Skip the calling test unless ``module`` is importable, naming the extra that brings it."""
     if importlib.util.find_spec(module) is None:
         pytest.skip(f"needs the [{extra}] extra ({module} is not installed)")
+
+
+@pytest.fixture(scope="session")
+def s3_server() -> Iterator[Any]:
+    """A real S3-compatible server (moto) on 127.0.0.1 (see testsupport/object_store.py);
+    skips, naming what to install, without the [s3] extra or moto."""
+    from testsupport.object_store import missing
+    from testsupport.object_store import s3_server as start
+
+    why = missing()
+    if why:
+        pytest.skip(why)
+    with start() as server:
+        yield server

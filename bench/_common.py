@@ -186,8 +186,15 @@ def spread(values: Sequence[float], unit: str = "s", scale: float = 1.0, digits:
 
 
 # -- building the index the way the server does ----------------------------------------------
-def open_pipeline(roots: Sequence[Path], db_path: Path, model_dir: Path, **index_overrides):
-    """A Pipeline over ``roots`` writing to ``db_path``, built as the server builds it."""
+def open_pipeline(
+    roots: Sequence[Path],
+    db_path: Path | str,
+    model_dir: Path,
+    cache_dir: Path | None = None,
+    **index_overrides,
+):
+    """A Pipeline over ``roots`` writing to ``db_path`` (a folder, or an object-store URI with
+    ``cache_dir`` given), built as the server builds it."""
     from minirag_index import MiniragIndex
     from minirag_index.settings import load_index_settings
     from minirag_ingest.pipeline import Pipeline
@@ -197,7 +204,7 @@ def open_pipeline(roots: Sequence[Path], db_path: Path, model_dir: Path, **index
     settings = load_index_settings(
         DB_PATH=db_path,
         MODEL_NAME=str(model_dir),
-        CACHE_DIR=db_path.parent / "cache",
+        CACHE_DIR=cache_dir or Path(db_path).parent / "cache",
         **index_overrides,
     )
     return Pipeline(MiniragIndex(settings), Roots(roots), load_settings())

@@ -4,6 +4,7 @@ the server imports on the way.
     uv run python bench/startup.py [--model-dir DIR] [--runs 10] [--top 25]
     uv run python bench/startup.py --peer node /path/to/node_modules/mcp-local-rag/dist/index.js
     uv run python bench/startup.py --python /other/checkout/.venv/bin/python   # another revision
+    uv run python bench/startup.py --before /other/checkout/.venv/bin/python   # both profiles
 
 Each run spawns the server over stdio with the mcp client library, exactly as an MCP client
 does, and times from the spawn to the moment ``initialize`` returns and to the moment the
@@ -24,7 +25,10 @@ modules, who pulls in each heavy package); the second adds what answering tools/
 
 ``--python`` runs the server with another interpreter, e.g. the environment of another checkout
 (``git worktree add /tmp/before REV && uv sync --frozen --directory /tmp/before``), to compare
-revisions on the same machine. Warm bytecode matters: run once first, and do not set
+revisions on the same machine. ``--before PYTHON`` takes the same two import logs from that
+interpreter too, right after this one's, and prints the two profiles side by side: modules and
+seconds of imports through initialize and through tools/list, and the packages whose import
+time changed most. Warm bytecode matters: run once first, and do not set
 PYTHONDONTWRITEBYTECODE (the script says so when it is set).
 """
 
@@ -193,6 +197,24 @@ def list_additions(before: list, after: list) -> None:
         print(f"    {own / 1000:8.1f} ms  {name}")
 
 
+def compare_profiles(before: tuple[list, list], after: tuple[list, list], top: int) -> None:
+    """The import profiles of two interpreters (before, after), through initialize and through
+    tools/list: totals, then the top-level packages whose self time changed most."""
+    print("\n## import profile, before → after (python -X importtime, self times summed)")
+    for step, b, a in (("initialize", before[0], after[0]), ("tools/list", before[1], after[1])):
+        print(
+            f"  through {step:<10}  {len(b):5d} → {len(a):5d} modules, "
+            f"{sum(r[0] for r in b) / 1e6:5.2f} → {sum(r[0] for r in a) / 1e6:5.2f} s"
+        )
+    old, new = by_package(before[1]), by_package(after[1])
+    changes = sorted(set(old) | set(new), key=lambda k: -abs(new.get(k, 0) - old.get(k, 0)))
+    print(f"  packages through tools/list whose import time changed most (top {top}):")
+    for name in changes[:top]:
+        b, a = old.get(name), new.get(name)
+        shown = [f"{v / 1000:7.1f} ms" if v is not None else "  not imported" for v in (b, a)]
+        print(f"    {name:<32} {shown[0]} → {shown[1]}")
+
+
 def importtime_log(python: str, env: dict[str, str], work: Path, *, list_tools: bool) -> list:
     log_path = work / f"importtime-{'list' if list_tools else 'init'}.log"
     with open(log_path, "w") as errlog:
@@ -215,6 +237,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--top", type=int, default=25)
     parser.add_argument("--python", default=sys.executable, help="interpreter of the server")
+    parser.add_argument("--before", help="another interpreter: its import profile beside ours")
     parser.add_argument(
         "--peer", nargs=argparse.REMAINDER, help="command and arguments of a server to compare"
     )
@@ -281,6 +304,12 @@ def main() -> None:
         at_list = importtime_log(args.python, env, work, list_tools=True)
         import_offenders(at_init, args.top)
         list_additions(at_init, at_list)
+        if args.before:
+            earlier = (
+                importtime_log(args.before, env, work, list_tools=False),
+                importtime_log(args.before, env, work, list_tools=True),
+            )
+            compare_profiles(earlier, (at_init, at_list), args.top)
         c.footer()
     finally:
         shutil.rmtree(work, ignore_errors=True)

@@ -193,8 +193,29 @@ def test_empty_cli_base_dir_is_an_error(tmp_path: Path) -> None:
 
 def test_db_path_default_and_overrides(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     roots = [tmp_path / "first", tmp_path / "second"]
-    assert resolve_db_path(roots, None) == tmp_path / "first" / ".minirag" / "lancedb"
+    assert resolve_db_path(roots, None).local == tmp_path / "first" / ".minirag" / "lancedb"
     monkeypatch.setenv("DB_PATH", str(tmp_path / "shared"))
     configured = load_index_settings().DB_PATH
-    assert resolve_db_path(roots, configured) == tmp_path / "shared"
-    assert resolve_db_path(roots, configured, str(tmp_path / "cli")) == tmp_path / "cli"
+    assert resolve_db_path(roots, configured).local == tmp_path / "shared"
+    assert resolve_db_path(roots, configured, str(tmp_path / "cli")).local == tmp_path / "cli"
+
+
+def test_db_path_may_be_an_object_store_uri(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("DB_PATH", "s3://team-bucket/shared/index/")
+    where = resolve_db_path([tmp_path], load_index_settings().DB_PATH)
+    assert (where.kind, str(where), where.local) == ("s3", "s3://team-bucket/shared/index", None)
+    assert where.beside(".sync-lease.json") == "s3://team-bucket/shared/index/.sync-lease.json"
+    assert str(resolve_db_path([tmp_path], None, "gs://bucket")) == "gs://bucket"
+    for bad, why in [
+        ("ftp://host/index", "ftp:// is not a supported store"),
+        ("s3://KEY:SECRET@bucket/index", "credentials do not belong in the URI"),
+        ("s3:///index", "names no bucket"),
+    ]:
+        monkeypatch.setenv("DB_PATH", bad)
+        with pytest.raises(ConfigError, match="DB_PATH must be") as caught:
+            load_index_settings()
+        assert "SECRET" not in str(caught.value)  # a refused value is shown without its keys
+        with pytest.raises(ConfigError, match=why):
+            resolve_db_path([tmp_path], None, bad)

@@ -148,7 +148,7 @@ def test_a_model_that_cannot_load_names_the_file_and_fails_every_file(
 
 
 def test_a_closed_pipe_ends_the_command_quietly(env: dict, docs: Path) -> None:
-    for number in range(1500):  # far more rows than a pipe buffer holds
+    for number in range(5000):  # ~160 KB of rows: far more than a 64 KB pipe buffer holds
         (docs / f"row-{number:04d}.md").write_text("x\n", encoding="utf-8")
     child = subprocess.Popen(
         [sys.executable, "-m", "minirag_mcp", "list"],

@@ -39,7 +39,7 @@ def loaded_by(args: list[str]) -> dict:
     done = subprocess.run(
         [sys.executable, "-c", PROBE, *args], env=env, capture_output=True, text=True, check=True
     )
-    return json.loads(done.stderr.strip().splitlines()[-1])
+    return {**json.loads(done.stderr.strip().splitlines()[-1]), "stdout": done.stdout}
 
 
 @functools.cache
@@ -61,15 +61,51 @@ def synced(env: dict, capsys: pytest.CaptureFixture[str]) -> dict:
     return env
 
 
-@pytest.mark.parametrize("name", ["status", "list", "find"])
-def test_reading_commands_leave_the_embedding_model_alone(synced: dict, name: str) -> None:
+@pytest.mark.parametrize("name", ["status", "list"])
+def test_status_and_list_after_a_sync_answer_without_lancedb(synced: dict, name: str) -> None:
+    """The sync left a summary of what it wrote (minirag_index.summary): they read that."""
     result = loaded_by(COMMANDS[name])
     assert result["code"] == 0
-    assert "lancedb" in result["loaded"]  # they did read the index
-    for module in ("fastembed", "onnxruntime", "tokenizers", "fastmcp", "markitdown"):
+    for module in ("lancedb", "pandas", "fastembed", "onnxruntime", "tokenizers", "fastmcp"):
         assert module not in result["loaded"], f"{name} imported {module}"
+    assert "markitdown" not in result["loaded"]
+
+
+def test_find_reads_the_index_without_the_embedding_model(synced: dict) -> None:
+    result = loaded_by(COMMANDS["find"])
+    assert result["code"] == 0
+    assert "lancedb" in result["loaded"]  # it did read the index
+    for module in ("fastembed", "onnxruntime", "tokenizers", "fastmcp", "markitdown"):
+        assert module not in result["loaded"], f"find imported {module}"
     if not lancedb_imports_pandas():
         assert "pandas" not in result["loaded"]
+
+
+@pytest.mark.parametrize("name", ["status", "list"])
+def test_without_a_current_summary_they_read_lancedb_and_say_the_same(
+    synced: dict, name: str
+) -> None:
+    from minirag_index import summary
+
+    with_summary = loaded_by([*COMMANDS[name], "--json"])
+    db = Path(synced["BASE_DIR"]) / ".minirag" / "lancedb"  # the default DB_PATH
+    (db / summary.FILE_NAME).rename(db / "kept.json")
+    without = loaded_by([*COMMANDS[name], "--json"])
+    assert "lancedb" in without["loaded"]
+    assert without["stdout"] == with_summary["stdout"]
+
+
+def test_a_sync_with_nothing_to_do_leaves_a_summary_for_an_index_without_one(
+    synced: dict, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from minirag_index import summary
+
+    db = Path(synced["BASE_DIR"]) / ".minirag" / "lancedb"
+    (db / summary.FILE_NAME).unlink()  # as an index written before the summaries
+    code, _, err = cli(capsys, "sync")
+    assert code == 0, err
+    assert (db / summary.FILE_NAME).is_file()
+    assert "lancedb" not in loaded_by(COMMANDS["status"])["loaded"]
 
 
 def test_query_loads_the_model(synced: dict) -> None:

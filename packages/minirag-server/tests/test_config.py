@@ -19,14 +19,14 @@ def test_cli_overrides_replace_the_environment(env: dict, tmp_path: Path) -> Non
     )
     assert isinstance(config, Config)
     assert config.roots == [other.resolve(), (tmp_path / "third").resolve()]
-    assert config.db_path == (tmp_path / "db").resolve()
+    assert config.db_path.local == (tmp_path / "db").resolve()
     assert config.index.MODEL_NAME == "some/model"
 
 
 def test_db_path_defaults_under_the_first_root(env: dict) -> None:
     config = load_config({})
     assert isinstance(config, Config)
-    assert config.db_path == Path(env["BASE_DIR"]).resolve() / ".minirag" / "lancedb"
+    assert config.db_path.local == Path(env["BASE_DIR"]).resolve() / ".minirag" / "lancedb"
 
 
 @pytest.mark.parametrize(

@@ -168,7 +168,11 @@ def read_lock() -> dict:
 
 def test_no_torch_cuda_or_triton_is_locked_into_any_environment() -> None:
     found = load_script("check_lock").check(read_lock())
-    assert set(found) == {"group dev", "group classify", "minirag-mcp[classify,ocr,offline-model]"}
+    assert set(found) == {
+        "group dev",
+        "group classify",
+        "minirag-mcp[classify,ocr,offline-model,s3]",
+    }
     assert found == {environment: [] for environment in found}
 
 
@@ -199,7 +203,7 @@ def test_lock_check_finds_torch_brought_in_by_a_test_dependency() -> None:
         "triton (required by torch)",
     ]
     # the server never needed the test model
-    assert found["minirag-mcp[classify,ocr,offline-model]"] == []
+    assert found["minirag-mcp[classify,ocr,offline-model,s3]"] == []
 
 
 def test_mcpb_manifest_names_where_it_installs_and_links_the_repository() -> None:

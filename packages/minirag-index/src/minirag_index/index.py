@@ -14,13 +14,13 @@ from collections.abc import Callable, Collection, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from enum import Enum
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from minirag_index.embedder import Embedder
 from minirag_index.filters import sources_filter_sql
 from minirag_index.fusion import first_sources, group_cut, rrf_fuse, within_distance
-from minirag_index.model_spec import ModelSpec
+from minirag_index.location import IndexLocation
+from minirag_index.model_spec import ModelSpec, index_model_problem
 from minirag_index.reconstruct import rebuild_document, rebuild_section
 from minirag_index.scope import in_scope, scope_filter_sql, sql_string
 from minirag_index.settings import IndexSettings
@@ -38,6 +38,7 @@ if TYPE_CHECKING:  # numpy-backed; imported on first use so opening an index sta
     from minirag_index.mentions import MentionCorpus, MentionResult
     from minirag_index.snapshot import Snapshot
     from minirag_index.store import Vector
+    from minirag_index.summary import IndexSummary
 
 T = TypeVar("T")
 
@@ -125,13 +126,14 @@ class MiniragIndex:
             raise ValueError("DB_PATH is required to open an index")
         self.settings = settings
         self.embedder = embedder or Embedder(settings.MODEL_NAME, settings.CACHE_DIR)
-        self.store = Store(Path(settings.DB_PATH), read_only=read_only)
+        self.store = Store(settings.DB_PATH, settings.store_access(), read_only=read_only)
         self._cache: dict[str, tuple[int | None, Any]] = {}
         # The keyword search runs beside query embedding + vector search.
         self._keyword_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="keyword")
         self._cache_lock = threading.Lock()
         # Vectors held in memory for searching, at most this many bytes (see snapshot.py).
         self.snapshot_budget = SNAPSHOT_VECTOR_BYTES
+        self._summary_held: tuple[list[Any], IndexSummary | None] | None = None
 
     @classmethod
     def open(cls, settings: IndexSettings) -> MiniragIndex:
@@ -218,19 +220,51 @@ class MiniragIndex:
         return {source for source, n, d in counted if n != d and source in wanted}
 
     @property
-    def db_path(self) -> Path:
-        return self.store.db_path
+    def location(self) -> IndexLocation:
+        """Where the index lives (a folder or an object-store prefix)."""
+        return self.store.location
+
+    @property
+    def db_path(self) -> IndexLocation:
+        """:attr:`location`, by its older name."""
+        return self.store.location
 
     def refresh(self) -> None:
         """Bring keyword indexes up to date after writes and drop old table versions."""
         self.store.optimize()
         with self._cache_lock:  # views of older versions would only hold memory until rebuilt
             self._cache.clear()
+        self.write_summary()
+
+    def write_summary(self, *, only_if_missing: bool = False) -> None:
+        """Leave the summary status and list_files read instead of LanceDB (best-effort; see
+        :mod:`minirag_index.summary`); ``only_if_missing``: unless the current one is there."""
+        from minirag_index import summary
+
+        if self.store.read_only:  # a reader writes nothing, this file included
+            return
+        if not (only_if_missing and self.summary() is not None):
+            summary.write(self.store)
+            self._summary_held = None  # read again: the version may be the one held as None
+
+    def summary(self) -> IndexSummary | None:
+        """The summary of the table's newest version, if one was written for it (see
+        :mod:`minirag_index.summary`): what the metadata reads below answer from first."""
+        from minirag_index import summary
+
+        key = summary.version_key(self.db_path)
+        if key is None:
+            return None
+        held = self._summary_held
+        if held is None or held[0] != key:
+            held = self._summary_held = (key, summary.read_current(self.db_path))
+        return held[1]
 
     # -- the model -------------------------------------------------------------------------
     def recorded_model(self) -> ModelSpec | None:
         """The model the index was embedded with (None: empty, or written before the record)."""
-        return self.store.recorded_model()
+        held = self.summary()
+        return held.model if held is not None else self.store.recorded_model()
 
     def model_problem(self, version: Version = READ) -> str | None:
         """Why the configured model may not be used with this index, or None; read once per
@@ -241,6 +275,12 @@ class MiniragIndex:
                 return None  # nothing embedded yet: any model may start it
             return self.store.model_problem(self.embedder.spec)
 
+        held = self.summary() if version is READ else None
+        if held is not None:
+            if held.vector_dim is None:
+                return None
+            spec = self.embedder.spec
+            return index_model_problem(self.db_path, held.model, held.vector_dim, spec)
         return self._per_version("model", problem, version)
 
     def check_model(self, version: Version = READ) -> None:
@@ -547,7 +587,8 @@ class MiniragIndex:
         ]
 
     def sources(self, scope: str | None = None) -> dict[str, SourceInfo]:
-        infos = self.store.sources(scope_filter_sql(scope))
+        held = self.summary()
+        infos = held.sources if held is not None else self.store.sources(scope_filter_sql(scope))
         return {s: i for s, i in infos.items() if in_scope(s, scope)}
 
     def sources_among(self, sources: Collection[str]) -> dict[str, SourceInfo]:
@@ -558,9 +599,13 @@ class MiniragIndex:
 
     def is_empty(self) -> bool:
         """Nothing embedded yet: no table, or no vectors in it."""
-        return self.store.vector_dim() is None
+        held = self.summary()
+        return (held.vector_dim if held is not None else self.store.vector_dim()) is None
 
     def stale_chunk_count(self, current_scheme: int) -> int:
+        held = self.summary()
+        if held is not None:
+            return held.stale_chunk_count(current_scheme)
         return self.store.count_rows(f"scheme < {int(current_scheme)}")
 
 

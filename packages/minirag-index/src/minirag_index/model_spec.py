@@ -195,7 +195,7 @@ def model_from_metadata(metadata: dict[bytes, bytes] | None) -> ModelSpec | None
     )
 
 
-def dim_mismatch(db_path: Path, stored: int | None, dim: int) -> str | None:
+def dim_mismatch(db_path: object, stored: int | None, dim: int) -> str | None:
     """Why vectors of width ``dim`` may not join an index holding ``stored``-wide ones."""
     if stored is None or stored == dim:
         return None
@@ -206,7 +206,18 @@ def dim_mismatch(db_path: Path, stored: int | None, dim: int) -> str | None:
     )
 
 
-def model_mismatch(db_path: Path, recorded: ModelSpec, configured: ModelSpec) -> str | None:
+def index_model_problem(
+    db_path: object, recorded: ModelSpec | None, stored_dim: int | None, model: ModelSpec
+) -> str | None:
+    """Why ``model`` may not be used with an index holding ``stored_dim``-wide vectors made by
+    ``recorded``: it is not the recorded model (without a record: its vectors have another
+    width). None when it may."""
+    if recorded is not None:
+        return model_mismatch(db_path, recorded, model)
+    return dim_mismatch(db_path, stored_dim, model.dim)
+
+
+def model_mismatch(db_path: object, recorded: ModelSpec, configured: ModelSpec) -> str | None:
     """Why ``configured`` may not search or extend an index built with ``recorded``, if so."""
     if recorded == configured:
         return None
@@ -222,7 +233,9 @@ def model_mismatch(db_path: Path, recorded: ModelSpec, configured: ModelSpec) ->
     )
 
 
-def prefix_mismatch(db_path: Path, recorded: ModelSpec, configured: ModelSpec, folder: Path) -> str:
+def prefix_mismatch(
+    db_path: object, recorded: ModelSpec, configured: ModelSpec, folder: Path
+) -> str:
     """The same model ``folder``, read with another prefix rule than the index was embedded
     with (the folder's files changed, or a newer version reads them differently)."""
     return (

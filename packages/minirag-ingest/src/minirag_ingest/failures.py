@@ -19,6 +19,10 @@ Only conversion failures are remembered: a file that could not be read (permissi
 that went away) or stored, whose OCR failed in the engine itself (a model download), whose
 conversion ran out of time (the machine may have been busy) or was stopped, is tried again next
 time, since nothing says it would fail again.
+
+For an index on object storage the memory is an object beside the table rather than a file in
+a local cache: it describes the index, so a sync run from another machine (after a lease
+takeover, say) skips the same files; only the lease holder writes it.
 """
 
 from __future__ import annotations
@@ -31,6 +35,10 @@ import tempfile
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from minirag_ingest.object_store import SideObjects
 
 log = logging.getLogger(__name__)
 
@@ -80,8 +88,14 @@ def settings_key(
 class FailureMemory:
     """The remembered failures of one index, under the settings they were made with."""
 
-    def __init__(self, folder: Path, settings: str) -> None:
-        self.path = Path(folder) / FILE_NAME
+    def __init__(self, folder: Path | SideObjects, settings: str) -> None:
+        """``folder``: the index's folder, or its objects on an object store."""
+        if isinstance(folder, Path):
+            self.path: Path | str = folder / FILE_NAME
+            self._objects = None
+        else:
+            self.path = folder.location.beside(FILE_NAME)
+            self._objects = folder
         self.settings = settings
         self.failures: dict[str, Failure] = {}
         self._dirty = False
@@ -89,7 +103,7 @@ class FailureMemory:
 
     def _load(self) -> None:
         try:
-            stored = json.loads(self.path.read_text(encoding="utf-8"))
+            stored = json.loads(self._read())
         except FileNotFoundError:
             return
         except (OSError, ValueError) as exc:
@@ -109,6 +123,14 @@ class FailureMemory:
                 )
             except (KeyError, TypeError, ValueError):
                 self._dirty = True
+
+    def _read(self) -> str:
+        if self._objects is None:
+            return Path(self.path).read_text(encoding="utf-8")
+        found = self._objects.read(FILE_NAME)
+        if found is None:
+            raise FileNotFoundError(self.path)
+        return found.data.decode("utf-8")
 
     def recall(
         self, source: str, size: int, mtime: float, content_hash: Callable[[], str | None]
@@ -154,17 +176,26 @@ class FailureMemory:
             "settings": self.settings,
             "files": {source: asdict(f) for source, f in sorted(self.failures.items())},
         }
-        temporary = None
+        text = json.dumps(payload, ensure_ascii=False, indent=1)
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            handle, temporary = tempfile.mkstemp(dir=self.path.parent, prefix=".failed-files.")
-            with os.fdopen(handle, "w", encoding="utf-8") as out:
-                json.dump(payload, out, ensure_ascii=False, indent=1)
-            os.replace(temporary, self.path)
-        except OSError as exc:
+            if self._objects is None:
+                _write_atomically(Path(self.path), text)
+            else:
+                self._objects.write(FILE_NAME, text.encode("utf-8"))
+        except Exception as exc:  # OSError, or the object store's own errors
             log.warning("could not write %s: %s", self.path, exc)
-            if temporary is not None:
-                with contextlib.suppress(OSError):
-                    os.unlink(temporary)
             return
         self._dirty = False
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".failed-files.")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from minirag_ingest.lock import SyncLock
+from minirag_ingest.lock import IndexLock, sync_lock_for
 from minirag_ingest.sync import SyncReport, sync
 
 if TYPE_CHECKING:
@@ -156,7 +156,8 @@ class JobManager:
         this process or another) holds the lock. Problems found once the sync runs - a scope
         outside the roots, an unreadable file - end up in the job's status instead.
         """
-        lock = SyncLock(self.pipeline.index.store.db_path).acquire()
+        pipeline = self.pipeline
+        lock = sync_lock_for(pipeline.index, pipeline.settings.sync_lease_seconds).acquire()
         try:
             job = _Job(uuid.uuid4().hex[:12], None if scope is None else str(scope))
             with self._guard:
@@ -180,7 +181,7 @@ class JobManager:
         self,
         job: _Job,
         scope: str | os.PathLike[str] | None,
-        lock: SyncLock,
+        lock: IndexLock,
         listeners: list[ProgressListener],
     ) -> None:
         def progress(done: int, total: int) -> None:

@@ -8,7 +8,9 @@ say who holds it and for how long. The kernel drops the lock when the holding pr
 is killed, so a crashed sync never leaves a stale lock behind; the file itself stays and is
 simply re-used.
 
-Single-file ingests and reads never take this lock.
+Single-file ingests and reads never take this lock. An index on object storage has no
+folder to lock: :func:`sync_lock_for` gives it a lease object instead (:mod:`minirag_ingest.lease`),
+which raises the same :class:`SyncLocked`.
 """
 
 from __future__ import annotations
@@ -16,8 +18,15 @@ from __future__ import annotations
 import os
 import sys
 import time
+from abc import ABC, abstractmethod
 from pathlib import Path
 from types import TracebackType
+from typing import TYPE_CHECKING, Self
+
+from minirag_index.location import IndexLocation
+
+if TYPE_CHECKING:
+    from minirag_index.index import MiniragIndex
 
 LOCK_FILE_NAME = ".sync.lock"
 # Windows locks byte ranges and a locked range cannot be read by anyone else, so the lock is
@@ -29,11 +38,20 @@ _NOTE_READ_ATTEMPTS = 10
 class SyncLocked(RuntimeError):
     """Another sync holds the lock on this index."""
 
-    def __init__(self, lock_path: Path, pid: int | None, started: float | None) -> None:
+    def __init__(
+        self,
+        lock_path: Path | str,
+        pid: int | None,
+        started: float | None,
+        *,
+        host: str | None = None,
+    ) -> None:
         self.lock_path = lock_path
         self.pid = pid
         self.started = started
-        who = f"another sync (PID {pid})" if pid is not None else "another sync"
+        self.host = host
+        on = f" on {host}" if host else ""
+        who = f"another sync (PID {pid}{on})" if pid is not None else "another sync"
         if started is not None:
             running = format_duration(max(0.0, time.time() - started))
             message = f"{who} has been running for {running}"
@@ -121,7 +139,34 @@ def read_holder(lock_path: Path) -> tuple[int | None, float | None]:
         return None, None
 
 
-class SyncLock:
+class IndexLock(ABC):
+    """What a sync holds while it runs: :class:`SyncLock` on a folder, a
+    :class:`~minirag_ingest.lease.SyncLease` on object storage."""
+
+    @property
+    @abstractmethod
+    def held(self) -> bool: ...
+
+    @abstractmethod
+    def acquire(self) -> Self:
+        """Take it without waiting, or raise :class:`SyncLocked` naming who holds it."""
+
+    @abstractmethod
+    def release(self) -> None: ...
+
+    def __enter__(self) -> Self:
+        return self.acquire()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.release()
+
+
+class SyncLock(IndexLock):
     """Advisory, non-blocking lock on ``<db_path>/.sync.lock``.
 
     >>> with SyncLock(db_path):  # doctest: +SKIP
@@ -131,8 +176,11 @@ class SyncLock:
     :class:`SyncLock` in this one) holds it.
     """
 
-    def __init__(self, db_path: str | os.PathLike[str]) -> None:
-        self.db_path = Path(db_path)
+    def __init__(self, db_path: str | os.PathLike[str] | IndexLocation) -> None:
+        folder = IndexLocation.parse(db_path).local
+        if folder is None:
+            raise ValueError(f"{db_path} is not a folder: use sync_lock_for() for a URI")
+        self.db_path = folder
         self.path = self.db_path / LOCK_FILE_NAME
         self._fd: int | None = None
 
@@ -140,7 +188,7 @@ class SyncLock:
     def held(self) -> bool:
         return self._fd is not None
 
-    def acquire(self) -> SyncLock:
+    def acquire(self) -> Self:
         if self._fd is not None:
             raise RuntimeError("this SyncLock is already held")
         self.db_path.mkdir(parents=True, exist_ok=True)
@@ -181,13 +229,15 @@ class SyncLock:
         finally:
             os.close(fd)
 
-    def __enter__(self) -> SyncLock:
-        return self.acquire()
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.release()
+def sync_lock_for(index: MiniragIndex, lease_seconds: float | None = None) -> IndexLock:
+    """The sync lock of ``index``, not yet taken: the kernel lock for a folder, a lease
+    object for an index on object storage (``lease_seconds`` its term)."""
+    location = index.location
+    if location.is_local:
+        return SyncLock(location)
+    from minirag_ingest.lease import DEFAULT_LEASE_SECONDS, SyncLease
+    from minirag_ingest.object_store import SideObjects
+
+    objects = SideObjects(location, index.store.access.storage_options)
+    return SyncLease(objects, lease_seconds or DEFAULT_LEASE_SECONDS)

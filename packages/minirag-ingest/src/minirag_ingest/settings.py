@@ -22,6 +22,7 @@ from typing import Annotated, Any
 from pydantic import BeforeValidator, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from minirag_index.location import IndexLocation
 from minirag_index.settings import SWITCH_ACCEPTS, ConfigError, Switch
 from minirag_index.settings import load_settings as load_any_settings
 
@@ -67,6 +68,7 @@ ACCEPTS = {
     "WATCH_QUIET_SECONDS": "a number of seconds from 0.05 to 3600, e.g. 2",
     "WATCH_POLL_SECONDS": "a number of seconds from 0.05 to 3600, e.g. 1",
     "WATCH_FORCE_POLLING": SWITCH_ACCEPTS,
+    "SYNC_LEASE_SECONDS": "a number of seconds from 1 to 3600, e.g. 60",
 }
 
 
@@ -107,6 +109,8 @@ class IngestSettings(BaseSettings):
     watch_quiet_seconds: float = Field(default=DEFAULT_WATCH_QUIET, ge=0.05, le=3600)
     watch_poll_seconds: float = Field(default=DEFAULT_WATCH_POLL, ge=0.05, le=3600)
     watch_force_polling: Switch = False
+    # An index on object storage: how long a sync's lease lasts unrenewed (see lease.py).
+    sync_lease_seconds: float = Field(default=60.0, ge=1, le=3600)
 
 
 def describe_bytes(count: int) -> str:
@@ -170,11 +174,17 @@ def resolve_roots(cli_base_dirs: list[str] | None, settings: IngestSettings) -> 
 
 
 def resolve_db_path(
-    roots: list[Path], configured: str | os.PathLike[str] | None, cli_db_path: str | None = None
-) -> Path:
-    """``--db-path`` > DB_PATH (``configured``) > ``<first root>/.minirag/lancedb``, as an
-    absolute path."""
+    roots: list[Path],
+    configured: str | os.PathLike[str] | IndexLocation | None,
+    cli_db_path: str | None = None,
+) -> IndexLocation:
+    """``--db-path`` > DB_PATH (``configured``) > ``<first root>/.minirag/lancedb``: a folder
+    as an absolute path, or an object-store URI. A ``--db-path`` that is not usable raises a
+    :class:`ConfigError`."""
     chosen = cli_db_path if cli_db_path and cli_db_path.strip() else configured
     if chosen:
-        return Path(os.path.expanduser(chosen)).resolve()
-    return roots[0] / DB_SUBDIR
+        try:
+            return IndexLocation.parse(chosen).resolved()
+        except ValueError as exc:
+            raise ConfigError(f"--db-path: {exc}; got {chosen!r}", variable="--db-path") from None
+    return IndexLocation("local", str(roots[0] / DB_SUBDIR))

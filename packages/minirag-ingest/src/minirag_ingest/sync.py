@@ -61,7 +61,7 @@ from typing import TYPE_CHECKING
 
 from minirag_index import ModelLoadError, SourceDoc
 from minirag_ingest.file_state import unscanned_image
-from minirag_ingest.lock import SyncLock
+from minirag_ingest.lock import IndexLock, sync_lock_for
 from minirag_ingest.names import to_id, to_path
 from minirag_ingest.roots import in_scope
 from minirag_ingest.scan import ScannedFile, UnlistedFolder, scan
@@ -94,7 +94,7 @@ def sync(
     *,
     progress: ProgressCallback | None = None,
     report: SyncReport | None = None,
-    lock: SyncLock | None = None,
+    lock: IndexLock | None = None,
     stop: threading.Event | None = None,
 ) -> SyncReport:
     """Reconcile ``pipeline.index`` with ``pipeline.roots`` (or only ``scope`` inside them).
@@ -114,7 +114,7 @@ def sync(
         if not lock.held:
             raise RuntimeError("sync(lock=...) needs a lock that is already held")
         return _run(_Sync(pipeline, scope, progress, report, stop))
-    with SyncLock(pipeline.index.db_path):
+    with sync_lock_for(pipeline.index, pipeline.settings.sync_lease_seconds):
         return _run(_Sync(pipeline, scope, progress, report, stop))
 
 
@@ -181,6 +181,8 @@ class _Sync(Reading, Upkeep):
         self.failures.save()
         if self.wrote:
             self.pipeline.refresh()
+        else:  # an index from before the summaries gains one without a write
+            self.pipeline.index.write_summary(only_if_missing=True)
         return self.report
 
     def decide(

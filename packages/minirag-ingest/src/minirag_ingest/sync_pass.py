@@ -15,6 +15,10 @@ from minirag_ingest.failures import FailureMemory, settings_key
 from minirag_ingest.names import to_id
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
+    from minirag_index.index import MiniragIndex
+    from minirag_ingest.object_store import SideObjects
     from minirag_ingest.pipeline import LabelJob, Pipeline, Prepared
     from minirag_ingest.sync_plan import Read
 
@@ -104,7 +108,7 @@ class SyncPass:
         self.label_error_counts: dict[str, int] = {}
         self.batch: list[tuple[Read, Prepared]] = []  # read, waiting to be embedded and stored
         self.batch_chunks = 0
-        self.failures = FailureMemory(self.index.db_path, _failure_settings(pipeline))
+        self.failures = FailureMemory(_failures_place(self.index), _failure_settings(pipeline))
 
     def label_problems(self, source: str, problems: tuple[str, ...] | list[str]) -> None:
         """Add a document's label problems to the report, one entry per distinct problem (a
@@ -137,6 +141,16 @@ class SyncPass:
             self.progress(min(self.done, self.total), self.total)
         except Exception as exc:  # a progress listener never stops a sync
             log.warning("sync progress callback failed: %s", exc)
+
+
+def _failures_place(index: MiniragIndex) -> Path | SideObjects:
+    """Where the failure memory lives: in the index's folder, or beside its table."""
+    folder = index.location.local
+    if folder is not None:
+        return folder
+    from minirag_ingest.object_store import SideObjects
+
+    return SideObjects(index.location, index.store.access.storage_options)
 
 
 def _failure_settings(pipeline: Pipeline) -> str:

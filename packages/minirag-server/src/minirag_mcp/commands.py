@@ -59,7 +59,10 @@ class Common:
             help="Document root; repeat for several. Replaces BASE_DIR/BASE_DIRS.",
         ),
     ] = None
-    db_path: Annotated[str | None, Parameter(help="Index folder (DB_PATH).")] = None
+    db_path: Annotated[
+        str | None,
+        Parameter(help="Index folder or object-store URI such as s3://bucket/prefix (DB_PATH)."),
+    ] = None
     cache_dir: Annotated[str | None, Parameter(help="Model cache folder (CACHE_DIR).")] = None
     model_name: Annotated[
         str | None, Parameter(help="fastembed model id or model folder (MODEL_NAME).")

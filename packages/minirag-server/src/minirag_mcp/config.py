@@ -19,6 +19,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from minirag_index.settings import SWITCH_ACCEPTS, Switch
 
 if TYPE_CHECKING:
+    from minirag_index.location import IndexLocation
     from minirag_index.settings import IndexSettings
     from minirag_ingest.plugins import OcrEngine
     from minirag_ingest.settings import IngestSettings
@@ -75,7 +76,7 @@ class Config:
     """Everything a server or CLI run needs to know, resolved once and valid."""
 
     roots: list[Path]
-    db_path: Path
+    db_path: IndexLocation  # a folder or an object-store URI
     index: IndexSettings  # its DB_PATH and CACHE_DIR are the resolved ones
     ingest: IngestSettings
     server: ServerSettings
@@ -170,7 +171,10 @@ def load_config(overrides: dict[str, Any] | None = None) -> Config | ConfigProbl
     roots = attempt(resolve_roots, given.get("base_dirs") or None, ingest) if ingest else None
     db_path = None
     if roots and index is not None:
-        db_path = resolve_db_path(roots, index.DB_PATH, given.get("db_path"))
+        db_path = attempt(resolve_db_path, roots, index.DB_PATH, given.get("db_path"))
+    if db_path is not None and index is not None:
+        index = index.model_copy(update={"DB_PATH": db_path})
+        attempt(index.store_access)  # an object store's endpoint and switches, checked now
     # Building the engine loads no model; it is what checks RAG_OCR_LANG against the installed
     # engine's languages, so a bad value is a configuration error from the start.
     ocr = attempt(load_ocr_engine, index.CACHE_DIR) if index is not None else None
@@ -180,7 +184,7 @@ def load_config(overrides: dict[str, Any] | None = None) -> Config | ConfigProbl
     return Config(
         roots=roots,
         db_path=db_path,
-        index=index.model_copy(update={"DB_PATH": db_path}),
+        index=index,
         ingest=ingest,
         server=server,
         ocr=ocr,

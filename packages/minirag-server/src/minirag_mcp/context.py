@@ -49,7 +49,7 @@ def place_problems(config: Config, *, every_missing_root: bool = False) -> list[
     them as failed items and carries on with the rest.
     """
     problems: list[str] = []
-    db_path = config.db_path
+    db_path = config.db_path.local  # None for an index on object storage
     if db_path is not None and db_path.exists() and not db_path.is_dir():
         problems.append(
             f"DB_PATH {db_path} is a file, not a folder: point DB_PATH (or --db-path) at a "
@@ -213,6 +213,7 @@ class AppContext:
         from minirag_ingest.formats import SUPPORTED_EXTENSIONS
         from minirag_ingest.watch import Watcher, WatchSettings
 
+        index_folder = config.db_path.local  # None on object storage: nothing of it to skip
         with self._lock:
             if self.watcher is None:
                 self.watcher = Watcher(
@@ -220,7 +221,7 @@ class AppContext:
                     self.roots,
                     WatchSettings.of(config.ingest),
                     extensions=SUPPORTED_EXTENSIONS | scanned_extensions(),
-                    skip_under=[config.db_path],
+                    skip_under=[] if index_folder is None else [index_folder],
                     on_sync=on_sync,
                     first_sync_after=first_sync_after,
                 ).start()

@@ -83,6 +83,7 @@ def status(ctx: AppContext) -> StatusResult:
         "version": config.version,
         "roots": [str(root) for root in config.roots],
         "db_path": str(config.db_path),
+        "store": config.db_path.kind,
         "cache_dir": str(config.index.CACHE_DIR),
         "model_name": config.index.MODEL_NAME,
         "model": "loaded" if built is not None and built.embedder.loaded else "not loaded",
@@ -130,7 +131,8 @@ def _read_only_notes(ctx: AppContext) -> list[str]:
     """What a read-only server cannot do about its index: create a missing table, upgrade an
     older one (the store's warnings say what the writer's next sync brings up to date)."""
     index = ctx.index
-    if index.db_path.is_dir() and not index.store.exists():
+    folder = index.location.local  # None on object storage, where no folder is needed
+    if (folder is None or folder.is_dir()) and not index.store.exists():
         return [
             f"the index at {index.db_path} holds no table yet; a read-only server never "
             "creates one: the writer's first sync does"

@@ -508,6 +508,8 @@ class StatusResult(Result):
     config_error: str | None = omitted()
     roots: list[str] | None = omitted()
     db_path: str | None = omitted()
+    # Where the index lives: "local" (a folder) or an object store ("s3", "gs", "az").
+    store: str | None = omitted()
     cache_dir: str | None = omitted()
     model_name: str | None = omitted()
     model: str | None = omitted()

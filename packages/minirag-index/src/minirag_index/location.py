@@ -1,0 +1,165 @@
+"""Where an index lives: a local folder, or a prefix in an object store (``s3://bucket/prefix``,
+``gs://…``, ``az://…``), and how to reach it.
+
+:class:`IndexLocation` is what ``DB_PATH`` holds once read, so no other module tells a folder
+from a URI by looking at a string. :func:`store_access` turns the location and the settings
+into the options LanceDB (and the sync lease's object-store client) connect with; it is pure:
+the settings say what the standard AWS variables held.
+
+Only S3 (and S3-compatible stores such as MinIO or R2, through ``AWS_ENDPOINT_URL``) is
+configured here; ``gs://`` and ``az://`` reach LanceDB as they are, and its object-store layer
+reads Google's and Azure's own variables (``GOOGLE_SERVICE_ACCOUNT``,
+``AZURE_STORAGE_ACCOUNT_NAME``…).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import timedelta
+from pathlib import Path
+from typing import Any, Literal
+from urllib.parse import urlsplit
+
+from pydantic import GetCoreSchemaHandler
+from pydantic_core import core_schema
+
+__all__ = ["IndexLocation", "StoreAccess", "StoreKind", "store_access"]
+
+StoreKind = Literal["local", "s3", "gs", "az"]
+_SCHEMES: dict[str, StoreKind] = {"s3": "s3", "gs": "gs", "az": "az"}
+#: How stale an object-store reader's view may be, by default (a local folder is always fresh).
+DEFAULT_OBJECT_STORE_CONSISTENCY = 5.0
+
+
+@dataclass(frozen=True)
+class IndexLocation:
+    """A local folder (``kind == "local"``, ``address`` its path) or an object-store prefix
+    (``address`` the URI, without a trailing slash). ``str()`` gives the address, which never
+    holds a secret: a URI with credentials in it is refused."""
+
+    kind: StoreKind
+    address: str
+
+    @classmethod
+    def parse(cls, value: str | os.PathLike[str] | IndexLocation) -> IndexLocation:
+        """Read a DB_PATH value; ValueError says what is wrong with one that is not usable."""
+        if isinstance(value, IndexLocation):
+            return value
+        text = os.fspath(value).strip()
+        if not text:
+            raise ValueError("empty")
+        if "://" not in text:
+            return cls("local", str(Path(text).expanduser()))
+        parts = urlsplit(text)
+        kind = _SCHEMES.get(parts.scheme.lower())
+        if kind is None:
+            raise ValueError(f"{parts.scheme}:// is not a supported store")
+        if "@" in parts.netloc:
+            raise ValueError("credentials do not belong in the URI; use AWS_ACCESS_KEY_ID")
+        if not parts.netloc:
+            raise ValueError("the URI names no bucket")
+        prefix = parts.path.strip("/")
+        return cls(kind, f"{kind}://{parts.netloc}" + (f"/{prefix}" if prefix else ""))
+
+    @property
+    def is_local(self) -> bool:
+        return self.kind == "local"
+
+    @property
+    def local(self) -> Path | None:
+        """The folder, for a local index; None for an object store."""
+        return Path(self.address) if self.kind == "local" else None
+
+    def resolved(self) -> IndexLocation:
+        """A local folder as an absolute, real path; a URI as it is."""
+        folder = self.local
+        return self if folder is None else IndexLocation("local", str(folder.resolve()))
+
+    def beside(self, name: str) -> str:
+        """The path (local) or URI (object store) of ``name`` next to the table."""
+        folder = self.local
+        return str(folder / name) if folder is not None else f"{self.address}/{name}"
+
+    def __str__(self) -> str:
+        return self.address
+
+    @classmethod
+    def __get_pydantic_core_schema__(
+        cls, source: Any, handler: GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        return core_schema.no_info_plain_validator_function(
+            cls.parse, serialization=core_schema.plain_serializer_function_ser_schema(str)
+        )
+
+
+@dataclass(frozen=True)
+class StoreAccess:
+    """How to connect: the object-store options (credentials included, so never shown) and how
+    long a read may lag behind another process's commits."""
+
+    storage_options: Mapping[str, str] = field(default_factory=dict, repr=False)
+    read_consistency: timedelta = timedelta(0)
+
+
+def _is_loopback(host: str) -> bool:
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def s3_options(
+    *,
+    access_key_id: str | None,
+    secret_access_key: str | None,
+    session_token: str | None,
+    region: str | None,
+    endpoint_url: str | None,
+    allow_http: bool,
+) -> dict[str, str]:
+    """The object_store (LanceDB, obstore) options for the standard AWS variables.
+
+    Plain http is allowed only to a loopback endpoint or with ``allow_http`` (S3_ALLOW_HTTP):
+    over it the keys sign requests in the clear and the documents travel unencrypted. A
+    ValueError names the variable and the fix."""
+    options = {
+        "aws_access_key_id": access_key_id,
+        "aws_secret_access_key": secret_access_key,
+        "aws_session_token": session_token,
+        "aws_region": region,
+    }
+    if endpoint_url:
+        parts = urlsplit(endpoint_url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError(
+                f"AWS_ENDPOINT_URL must be an http(s) URL such as https://minio.example:9000; "
+                f"got {endpoint_url!r}"
+            )
+        if parts.scheme == "http":
+            if not (allow_http or _is_loopback(parts.hostname)):
+                raise ValueError(
+                    f"AWS_ENDPOINT_URL {endpoint_url} is plain http to a host that is not this "
+                    "machine: requests and documents would cross the network unencrypted. Use "
+                    "an https endpoint, or set S3_ALLOW_HTTP=1 if that network is trusted"
+                )
+            options["allow_http"] = "true"
+        options["aws_endpoint"] = endpoint_url.rstrip("/")
+    return {k: v for k, v in options.items() if v}
+
+
+def store_access(
+    location: IndexLocation, options: Mapping[str, str], consistency_seconds: float | None
+) -> StoreAccess:
+    """The access for ``location`` with ``options`` (:func:`s3_options`); the read consistency is
+    ``consistency_seconds``, or 0 for a local folder and 5 s for an object store."""
+    if consistency_seconds is None:
+        consistency_seconds = 0.0 if location.is_local else DEFAULT_OBJECT_STORE_CONSISTENCY
+    return StoreAccess(
+        storage_options=dict(options),
+        read_consistency=timedelta(seconds=consistency_seconds),
+    )

@@ -1,0 +1,104 @@
+"""The summary beside a local table (summary.py): after a writer's refresh it answers the
+metadata reads exactly as LanceDB does, and any commit after it, or a table built again, makes
+the index read LanceDB instead."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+from minirag_index import ChunkInput, IndexSettings, MiniragIndex, SourceDoc
+from minirag_index import summary as summary_file
+from minirag_index.scope import scope_filter_sql
+
+
+def add(index: MiniragIndex, source: str, n: int = 2, scheme: int = 3, **doc) -> None:
+    chunks = [ChunkInput(text=f"{source} part {i} about rivers and bridges") for i in range(n)]
+    index.add_source(SourceDoc(source=source, title=source, scheme=scheme, **doc), chunks)
+
+
+def from_lancedb(index: MiniragIndex, scope: str | None = None) -> dict:
+    infos = index.store.sources(scope_filter_sql(scope))
+    return {s: i for s, i in infos.items() if i.source.startswith(scope or "")}
+
+
+def test_after_a_refresh_the_summary_answers_what_lancedb_does(make_index, tmp_path):
+    index = make_index()
+    add(index, "/docs/a.md", 3, scheme=2, labels='{"kind": ["memo"]}', doc_date="2024-05-01")
+    add(index, "/docs/sub/b.md", 2)
+    index.set_signatures({"/docs/a.md": b"\x00\x01signature"})
+    index.refresh()
+    assert (tmp_path / "db" / summary_file.FILE_NAME).is_file()
+
+    fresh = make_index()  # another process's view: nothing read yet
+    assert fresh.summary() is not None
+    assert fresh.sources() == from_lancedb(index)
+    assert fresh.sources("/docs/sub") == from_lancedb(index, "/docs/sub/")
+    assert fresh.sources()["/docs/a.md"].signature == b"\x00\x01signature"
+    assert fresh.stale_chunk_count(3) == index.store.count_rows("scheme < 3") == 3
+    assert fresh.is_empty() is False
+    assert fresh.recorded_model() == index.store.recorded_model()
+    assert fresh.model_problem() is None
+
+
+def test_a_summary_from_an_older_table_version_is_ignored(make_index):
+    index = make_index()
+    add(index, "/docs/a.md")
+    index.refresh()
+    add(index, "/docs/b.md")  # committed, no refresh: the summary is one version behind
+
+    fresh = make_index()
+    assert fresh.summary() is None
+    assert set(fresh.sources()) == {"/docs/a.md", "/docs/b.md"}
+
+    index.delete_source("/docs/a.md")
+    index.refresh()  # the writer's refresh brings it up to date
+    assert set(make_index().summary().sources) == {"/docs/b.md"}
+
+
+def test_a_table_built_again_does_not_take_the_old_summary(make_index, tmp_path):
+    db = tmp_path / "db"
+    index = make_index()
+    add(index, "/docs/old.md")
+    index.refresh()
+    kept = tmp_path / "old-summary.json"
+    shutil.copy(db / summary_file.FILE_NAME, kept)
+
+    shutil.rmtree(db)  # the user deletes the index and builds it again, the same way
+    again = make_index()
+    add(again, "/docs/new.md")
+    again.refresh()
+    shutil.copy(kept, db / summary_file.FILE_NAME)  # the old summary, same version number
+
+    assert set(make_index().sources()) == {"/docs/new.md"}
+
+
+def test_a_broken_summary_file_is_ignored(make_index, tmp_path):
+    index = make_index()
+    add(index, "/docs/a.md")
+    index.refresh()
+    (tmp_path / "db" / summary_file.FILE_NAME).write_text("{not json", encoding="utf-8")
+    fresh = make_index()
+    assert fresh.summary() is None
+    assert set(fresh.sources()) == {"/docs/a.md"}
+
+
+def test_a_model_mismatch_is_reported_from_the_summary_too(make_index, model_dir, tmp_path):
+    index = make_index()
+    add(index, "/docs/a.md")
+    index.refresh()
+    other = tmp_path / "other-model"  # the test model under another id
+    shutil.copytree(model_dir, other)
+    (other / "minirag-model.json").write_text(json.dumps({"id": "another"}), encoding="utf-8")
+    settings = IndexSettings(DB_PATH=tmp_path / "db", MODEL_NAME=str(other), CACHE_DIR=tmp_path)
+    fresh = MiniragIndex(settings)
+    assert fresh.summary() is not None
+    lancedb_says = fresh.store.model_problem(fresh.embedder.spec)
+    assert lancedb_says and "another" in lancedb_says
+    assert fresh.model_problem() == lancedb_says
+
+
+def test_only_a_local_folder_has_a_summary():
+    assert summary_file.local_folder("s3://bucket/index") is None
+    assert summary_file.version_key("s3://bucket/index") is None
+    assert summary_file.read_current("s3://bucket/index") is None
