@@ -233,3 +233,19 @@ def tool_json(result) -> dict:
     if result.structured_content is not None:
         return result.structured_content
     return json.loads(result.content[0].text)
+
+
+async def mcp_synced(session, poll: float = 0.2) -> dict:
+    """sync_start through an MCP client session, then sync_status until the job ends; exits
+    unless it succeeded with no failed file."""
+    import asyncio
+
+    job = tool_json(await session.call_tool("sync_start", {}))["jobId"]
+    while True:
+        state = tool_json(await session.call_tool("sync_status", {"jobId": job}))
+        if state["state"] != "running":
+            break
+        await asyncio.sleep(poll)
+    if state["state"] != "succeeded" or state["counts"]["failed"]:
+        raise SystemExit(f"the sync did not succeed: {state}")
+    return state

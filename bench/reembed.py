@@ -16,10 +16,12 @@ and each of ``--positions`` paragraphs spread over the document:
 - the paragraph is restored and the folder synced again (counted too: the restored chunks were
   replaced by the edited ones, so they are new again).
 
-Edits: ``word`` (one word changed), ``sentence`` (a sentence added after the first),
-``halved`` (the paragraph cut to the first half of its sentences), ``rewritten`` (replaced by
-an XQuAD paragraph the document does not hold). Last, a byte copy of the document is put in
-another folder under another name and the folder synced.
+Edits (testsupport/edits.py): ``word`` (one word changed), ``sentence`` (a sentence added
+after the first), ``rewritten`` (replaced by an XQuAD paragraph the document does not hold),
+``halved`` (cut to the first half of its sentences), ``doubled`` (grown to about twice its
+length with sentences of that other paragraph), ``deleted``, ``inserted`` (that other paragraph
+put before it). Last, a byte copy of the document is put in another folder under another name
+and the folder synced.
 
 Embedding counts do not depend on the machine's load; the script prints no timings.
 """
@@ -27,21 +29,21 @@ Embedding counts do not depend on the machine's load; the script prints no timin
 from __future__ import annotations
 
 import argparse
-import re
 import shutil
 import statistics
 import sys
 import tempfile
-from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import _common as c
 
+sys.path.insert(0, str(c.REPO))
+
+from testsupport.edits import EDITS, Edit
+
 TITLE = "# Wikipedia articles (XQuAD sample)"
-INSERTED = "Indeed, the records of that time were later found to be incomplete."
-_SENTENCE = re.compile(r"(?<=[.!?])\s+")
 
 
 def xquad_paragraphs() -> list[tuple[str, str]]:
@@ -63,19 +65,16 @@ def render(paragraphs: list[tuple[str, str]], layout: str) -> str:
     return "\n\n".join(parts) + "\n"
 
 
-def edits(spare: str) -> dict[str, Callable[[str], str]]:
-    def word(p: str) -> str:
-        return p.replace(" the ", " this ", 1) if " the " in p else p.replace(" ", " also ", 1)
-
-    def sentence(p: str) -> str:
-        first, *rest = _SENTENCE.split(p)
-        return " ".join([first, INSERTED, *rest])
-
-    def halved(p: str) -> str:
-        sentences = _SENTENCE.split(p)
-        return " ".join(sentences[: max(1, len(sentences) // 2)])
-
-    return {"word": word, "sentence": sentence, "halved": halved, "rewritten": lambda _: spare}
+def edited(items: list[tuple[str, str]], edit: Edit, at: int, spare: str) -> list[tuple[str, str]]:
+    """``items`` with the paragraph at ``at`` edited; a paragraph put in takes that article's
+    name, so it lands under the same heading."""
+    paragraphs = edit([text for _, text in items], at, spare)
+    names = [name for name, _ in items]
+    if len(paragraphs) < len(names):
+        del names[at]
+    elif len(paragraphs) > len(names):
+        names.insert(at, names[at])
+    return list(zip(names, paragraphs, strict=True))
 
 
 class Counter:
@@ -132,12 +131,10 @@ def run_layout(layout: str, args, model_dir: Path, work: Path) -> None:
     print(f"edited paragraphs: {positions}")
     print("| edit | embedded per edit (median, max) | per position | restoring (max) |")
     print("|---|---|---|---|")
-    for kind, edit in edits(spare).items():
+    for kind, edit in EDITS.items():
         counts, restores = [], []
         for at in positions:
-            changed = list(taken)
-            changed[at] = (taken[at][0], edit(taken[at][1]))
-            doc.write_text(render(changed, layout), encoding="utf-8")
+            doc.write_text(render(edited(taken, edit, at, spare), layout), encoding="utf-8")
             counts.append(synced(pipeline, counter))
             doc.write_text(render(taken, layout), encoding="utf-8")
             restores.append(synced(pipeline, counter))

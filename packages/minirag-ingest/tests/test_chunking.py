@@ -290,6 +290,42 @@ def test_unbroken_paragraph_over_cap_is_cut_at_sentences(token_counter: Counter)
     assert all(text.endswith(".") for text in texts)
 
 
+def numbered_paragraphs(count: int, sentences: int = 6) -> list[str]:
+    return [
+        " ".join(f"Paragraph {n} says thing {s} about the harbour depot." for s in range(sentences))
+        for n in range(count)
+    ]
+
+
+def test_section_cuts_away_from_an_edit_stay_where_they_were(token_counter: Counter) -> None:
+    """A long heading-less document is cut into sections where the text says, not into equal
+    parts of its length: doubling one early paragraph leaves the later sections as they were."""
+    paragraphs = numbered_paragraphs(60)
+    before = "\n\n".join(paragraphs)
+    paragraphs[3] = paragraphs[3] + " " + paragraphs[3].replace("says", "adds")
+    after = "\n\n".join(paragraphs)
+    old = [rebuild_section(c) for c in sections(chunk(before, token_counter)).values()]
+    new = [rebuild_section(c) for c in sections(chunk(after, token_counter)).values()]
+    assert len(old) >= 8 and all(len(text) <= SECTION_CHAR_CAP for text in old + new)
+    assert old[-5:] == new[-5:]
+    assert len(set(new) - set(old)) <= 2
+
+
+def test_a_heading_or_title_line_is_never_a_chunk_of_its_own(token_counter: Counter) -> None:
+    """Each chunk holds whole paragraphs or a piece of one paragraph, but a heading, a title
+    line opening the document and a label line start the chunk of what follows them."""
+    long_paragraph = numbered_paragraphs(1, sentences=14)[0]
+    parts = ["Harbour_Report", long_paragraph, "Results by depot", long_paragraph, "## Notes"]
+    markdown = "\n\n".join([*parts, long_paragraph])
+    bodies = [c.body for c in chunk(markdown, token_counter).chunks]
+    assert bodies[0].startswith("Harbour_Report\n\nParagraph 0")
+    assert any(body.startswith("Results by depot\n\nParagraph 0") for body in bodies)
+    assert all(body not in ("Harbour_Report", "Results by depot", "## Notes") for body in bodies)
+    end = "thing 13 about the harbour depot."
+    for body in bodies:  # no chunk holds the end of one long paragraph and what follows it
+        assert end not in body or body.endswith(end)
+
+
 def test_single_sentence_over_cap_stays_whole(token_counter: Counter) -> None:
     sentence = " ".join(["endless"] * 900) + "."
     doc = chunk(sentence, token_counter)

@@ -10,6 +10,7 @@ import pytest
 
 from minirag_ingest.pipeline import Pipeline
 from minirag_ingest.sync import sync
+from testsupport.edits import EDITS
 from testsupport.embedding import count_passages
 
 WORDS = (
@@ -19,25 +20,39 @@ WORDS = (
 )
 
 
-def document(paragraphs: int) -> tuple[str, list[str]]:
-    """A Markdown report: a title, a heading every four paragraphs, sentences of made-up
-    facts (a paragraph is one or two chunks)."""
-    pick = random.Random(7)
+def paragraphs(count: int, seed: int = 7) -> list[str]:
+    """Paragraphs of made-up facts, five to ten sentences each (one or two chunks)."""
+    pick = random.Random(seed)
     words = WORDS.split(" ")
     body = []
-    for n in range(paragraphs):
+    for n in range(count):
         sentences = [
             f"The {pick.choice(words)} of unit {n}-{s} reports {pick.randint(2, 999)} "
             f"{pick.choice(words)}s to the {pick.choice(words)} {pick.choice(words)} office."
             for s in range(pick.randint(5, 10))
         ]
         body.append(" ".join(sentences))
-    parts = ["# Quarterly plant report"]
-    for n, paragraph in enumerate(body):
-        if n % 4 == 0:
-            parts.append(f"## Area {n // 4}")
+    return body
+
+
+def render(body: list[str], areas: list[int], layout: str) -> str:
+    """``headings``: a title, and a heading over each area's paragraphs; ``plain``: the
+    paragraphs alone, one long run of prose."""
+    parts = [] if layout == "plain" else ["# Quarterly plant report"]
+    shown = None
+    for area, paragraph in zip(areas, body, strict=True):
+        if layout == "headings" and area != shown:
+            parts.append(f"## Area {area}")
+        shown = area
         parts.append(paragraph)
-    return "\n\n".join(parts) + "\n", body
+    return "\n\n".join(parts) + "\n"
+
+
+def document(count: int) -> tuple[str, list[str]]:
+    """A Markdown report: a title, a heading every four paragraphs (a paragraph is one or two
+    chunks)."""
+    body = paragraphs(count)
+    return render(body, [n // 4 for n in range(count)], "headings"), body
 
 
 @pytest.fixture
@@ -108,3 +123,49 @@ def test_a_chunking_scheme_change_reembeds_only_chunks_whose_text_changed(
     result = sync(pipeline)
     assert result.ingested == 1
     assert embedded == []
+
+
+def edited(body: list[str], areas: list[int], kind: str, at: int, spare: str):
+    """The paragraphs and their areas after one edit; a paragraph put in joins the area of the
+    one it is put before."""
+    changed = EDITS[kind](body, at, spare)
+    areas = list(areas)
+    if len(changed) < len(areas):
+        del areas[at]
+    elif len(changed) > len(areas):
+        areas.insert(at, areas[at])
+    return changed, areas
+
+
+def prepared_texts(pipeline: Pipeline, path: Path, text: str) -> list[str]:
+    """The texts a sync of ``path`` holding ``text`` hands to the model (title line included)."""
+    path.write_text(text, encoding="utf-8")
+    return [chunk.text for chunk in pipeline.prepare_file(path).chunks]
+
+
+@pytest.mark.parametrize("layout", ["headings", "plain"])
+def test_every_kind_of_one_paragraph_edit_re_embeds_at_most_three_chunks(
+    pipeline: Pipeline, docs: Path, layout: str
+) -> None:
+    """Counted over the texts a sync embeds (the test above shows a sync embeds exactly the
+    new ones), at positions spread over a 100-chunk document, with and without headings."""
+    body = paragraphs(66)
+    spare = paragraphs(70, seed=11)[-1]
+    areas = [n // 4 for n in range(len(body))]
+    path = docs / "report.md"
+    before = prepared_texts(pipeline, path, render(body, areas, layout))
+    assert len(before) >= 100
+    if layout == "plain":
+        assert len({chunk.section for chunk in pipeline.prepare_file(path).chunks}) >= 8
+    known = set(before)
+    over: dict[str, list[int]] = {}
+    for kind in EDITS:
+        for at in (1, 9, 20, 33, 46, 58, 65):
+            changed, changed_areas = edited(body, areas, kind, at, spare)
+            after = prepared_texts(pipeline, path, render(changed, changed_areas, layout))
+            new = [text for text in after if text not in known]
+            if kind != "deleted":
+                assert new, (kind, at)  # the edit shows in the index
+            if len(new) > 3:
+                over.setdefault(kind, []).append(len(new))
+    assert over == {}

@@ -127,6 +127,10 @@ def serve_stdio(config: Config | ConfigProblem, *, watch: bool = False) -> None:
 
     app = create_app(config, watch=watch)
     app.add_middleware(WarmUpAfterInitialize())
+    from minirag_mcp import timings
+
+    if timings.enabled():  # MINIRAG_TIMINGS=1: per-call timings on stderr (bench/mcp_query.py)
+        timings.install(app)
     try:
         app.run(transport="stdio", show_banner=False)
     finally:

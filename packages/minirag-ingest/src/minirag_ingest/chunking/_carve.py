@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import math
+import re
 
 from ._blocks import Block, Line, parse_blocks, strip_span
 from ._detect import timestamp_seconds
@@ -14,17 +14,41 @@ from ._pack import (
     Packer,
     SectionPlan,
     Unit,
+    content_anchor,
     item_spans,
     paragraph_spans,
     sentence_spans,
 )
 
+# A section at least half the cap ends before a unit whose hash picks it (one in this many), so
+# where a long run of prose is cut into sections depends on the text at each cut.
+_SECTION_ANCHOR_ONE_IN = 2
+
+# A one-line paragraph that does not end a sentence (a title, a label, "Results:") reads as the
+# start of what follows it, and is packed with it.
+_LEAD_IN_MAX_CHARS = 160
+_SENTENCE_ENDED = re.compile(r"[.!?…。！？][\"'”’»)\]]*$")
+
+
+def _is_lead_in(doc: str, block: Block) -> bool:
+    text = doc[block.start : block.end]
+    return len(text) <= _LEAD_IN_MAX_CHARS and "\n" not in text and not _SENTENCE_ENDED.search(text)
+
 
 def _units(blocks: list[Block], packer: Packer) -> list[Unit]:
     units: list[Unit] = []
-    for block in blocks:
+    for index, block in enumerate(blocks):
         if block.kind == "paragraph":
-            units.append(Unit(block.start, block.end, "text", level=LEVEL_ITEMS))
+            following = blocks[index + 1] if index + 1 < len(blocks) else None
+            lead_in = (
+                following is not None
+                and following.kind != "heading"
+                and _is_lead_in(packer.doc, block)
+                and not (following.kind == "paragraph" and _is_lead_in(packer.doc, following))
+            )
+            units.append(
+                Unit(block.start, block.end, "text", level=LEVEL_ITEMS, keep_with_next=lead_in)
+            )
         elif block.kind == "table":
             header_start, header_end = block.header
             units.append(Unit(header_start, header_end, "thead", keep_with_next=True))
@@ -37,8 +61,10 @@ def _units(blocks: list[Block], packer: Packer) -> list[Unit]:
                     )
         elif block.kind == "code":
             units.append(Unit(block.start, block.end, "code"))
-        else:  # heading or slide marker: one line
-            units.append(Unit(block.start, block.end, "text", level=LEVEL_LINE))
+        else:  # heading or slide marker: one line, the start of what follows it
+            units.append(
+                Unit(block.start, block.end, "text", level=LEVEL_LINE, keep_with_next=True)
+            )
     return units
 
 
@@ -108,19 +134,27 @@ def _refine_if_over(unit: Unit, packer: Packer) -> list[Unit]:
 
 
 def cap_sections(plan: SectionPlan, packer: Packer) -> list[SectionPlan]:
-    """Split a section longer than the cap into consecutive sections below it."""
+    """Split a section longer than the cap into consecutive sections below it.
+
+    A section ends before a unit that would take it over the cap, or, once it holds half the
+    cap, before a unit (a paragraph; a sentence, row or line of one over the cap) whose hash
+    picks it (:func:`content_anchor`): each cut depends on the text around it, not on the
+    length of the whole, so an edit moves the cuts near it only.
+    """
     total = plan.end - plan.start
     if total <= SECTION_CHAR_CAP:
         return [plan]
     units = [piece for unit in plan.units for piece in _refine_if_over(unit, packer)]
-    target = total / math.ceil(total / SECTION_CHAR_CAP)
+    doc = packer.doc
     groups: list[list[Unit]] = []
     current: list[Unit] = []
     for unit in units:
         if current and not unit.keep_with_previous:
             framed = len(current[0].opens) + len(unit.closes)  # the frame counts too
             too_long = unit.end - current[0].start + framed > SECTION_CHAR_CAP
-            full = unit.block_start and current[-1].end - current[0].start >= target
+            full = 2 * (current[-1].end - current[0].start) >= SECTION_CHAR_CAP and (
+                content_anchor(doc[unit.start : unit.end], _SECTION_ANCHOR_ONE_IN)
+            )
             if too_long or full:
                 carried: list[Unit] = []
                 while len(current) > 1 and current[-1].keep_with_next:
@@ -136,6 +170,7 @@ def cap_sections(plan: SectionPlan, packer: Packer) -> list[SectionPlan]:
             plan.ctx_rest,
             opening=plan.opening if index == 0 else _opening(group[0], packer.doc),
             closing=plan.closing if index == len(groups) - 1 else group[-1].closes,
+            continued=plan.continued or index > 0,
         )
         for index, group in enumerate(groups)
     ]
@@ -181,7 +216,9 @@ def carve_headings(doc: str, lines: list[Line], packer: Packer) -> list[SectionP
         nested_next = index < len(blocks) and blocks[index].level > heading.level
         if not content and nested_next:
             continue
-        units = [Unit(h.start, h.end, "text", level=LEVEL_LINE) for h in pending]
+        units = [
+            Unit(h.start, h.end, "text", level=LEVEL_LINE, keep_with_next=True) for h in pending
+        ]
         units += _units(content, packer)
         plans.append(
             SectionPlan(

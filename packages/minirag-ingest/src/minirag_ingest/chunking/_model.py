@@ -7,7 +7,10 @@ from typing import Literal
 
 # Bump whenever a change to this package moves chunk boundaries or changes chunk text: every
 # stored chunk records the scheme it was cut with, and an index holding older ones is stale.
-SCHEME_VERSION = 3  # 3: a chunk that began inside a paragraph ends with it (see _pack.py)
+SCHEME_VERSION = 4
+# 3: a chunk that began inside a paragraph ends with it. 4: cuts depend on nearby text only: a
+# paragraph is cut on its own, only whole paragraphs share a chunk, and the section cap and long
+# paragraphs cut where a hash of the text picks (see _pack.py and _carve.py).
 
 DEFAULT_BUDGET = 110
 MIN_BUDGET = 16

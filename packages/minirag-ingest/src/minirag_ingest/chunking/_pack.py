@@ -13,6 +13,7 @@ emitted, and if that count is over, the chunk gives back atoms until it fits.
 from __future__ import annotations
 
 import re
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -28,6 +29,15 @@ _VERIFY_SLACK = 4
 _PREDICTED_FIT = 1.3
 # Beyond this many characters per token nothing natural fits: not worth counting whole.
 _SKIP_COUNT_CHARS_PER_TOKEN = 12
+
+# A chunk at least half full ends before a paragraph whose hash picks it (one in this many),
+# even if the paragraph would fit: see Packer.pack.
+_CHUNK_ANCHOR_ONE_IN = 4
+
+
+# Short paragraphs that open a section (a title, a byline, a date line), up to this many
+# characters together, are packed with the paragraph after them, not in a chunk of their own.
+_OPENING_CHARS = 300
 
 _ITEM_BREAK = re.compile(r"\n[ \t]*(?=(?:[-*+•]|\d{1,9}[.)])[ \t]|>|\|)")
 _SENTENCE_END = re.compile(r"[.!?…。！？][\"'”’»)\]]*(\s+)")
@@ -114,8 +124,17 @@ class Unit:
     # own: a table row's header and separator, a code line's opening and closing fence.
     opens: str = ""
     closes: str = ""
-    keep_with_next: bool = False  # a table header or opening fence never ends a section
-    keep_with_previous: bool = False  # a closing fence never starts one
+    # A table header, an opening fence or a heading never ends a section, and starts the
+    # paragraph after it: they are packed as one (see Packer.pack).
+    keep_with_next: bool = False
+    keep_with_previous: bool = False  # a closing fence never starts a section
+
+
+def content_anchor(text: str, one_in: int) -> bool:
+    """Whether ``text`` is a preferred cut point: a stable hash of its own characters picks one
+    text in ``one_in``. A cut chosen this way depends on the text at the cut alone, so an edit
+    elsewhere cannot move it."""
+    return zlib.crc32(text.encode("utf-8", "surrogatepass")) % one_in == 0
 
 
 @dataclass
@@ -127,8 +146,18 @@ class Atom:
     group: int = 0  # atoms of a split code block only pack with each other
     solo: bool = False  # a whole code block over the budget: a chunk of its own
     level: int = LEVEL_CHARS  # how to split it further if a real count disagrees
-    opens: bool = False  # the first atom of a paragraph
-    paragraph: int = 0  # ...of a paragraph cut into several atoms: its tokens in all
+    paragraph: int = 0  # which of the section's paragraphs it belongs to (see Packer.pack)
+
+
+@dataclass(frozen=True)
+class _Piece:
+    """Atoms ``[i, j)`` of a section packed into one chunk, with the chunk's context."""
+
+    i: int
+    j: int
+    ctx: str
+    estimate: int  # tokens of context and body, special tokens included
+    body: int = 0  # tokens of the body alone
 
 
 @dataclass
@@ -138,6 +167,7 @@ class SectionPlan:
     ctx_rest: str  # context of every later chunk
     opening: str = ""  # the section's frame (see minirag_index.reconstruct): shown with it,
     closing: str = ""  # never in the document
+    continued: bool = False  # a later part of a section cut by the character cap
 
     @property
     def start(self) -> int:
@@ -260,9 +290,19 @@ class Packer:
         return max(1, self.budget - self.overhead - worst)
 
     def atoms(self, plan: SectionPlan) -> list[Atom]:
+        """The section's atoms, each numbered with the paragraph it belongs to: a new one at
+        every unit that starts a block, except after a unit kept with the next (a heading, a
+        table header) or one of the short paragraphs that open the section, and at every split
+        code block."""
         out: list[Atom] = []
+        paragraph = -1
+        previous: Unit | None = None
+        glued = False  # the previous unit starts the paragraph of this one
+        opening = -1 if plan.continued else 0  # characters of the short paragraphs that
+        # open the section (not a part the cap cut off: where the cap cuts moves with edits)
         for unit in plan.units:
             kind = unit.kind
+            mark = len(out)
             if kind == "code":
                 self._code_atoms(plan, unit, out)
             elif kind == "codeline":
@@ -273,12 +313,19 @@ class Packer:
             elif kind in ("row", "thead"):
                 self._split(plan, unit.start, unit.end, LEVEL_LINE, unit.lead, unit.lead, out)
             else:
-                mark = len(out)
                 self._split(plan, unit.start, unit.end, unit.level, unit.lead, unit.lead, out)
-                if unit.block_start and len(out) > mark:
-                    out[mark].opens = True
-                    if len(out) - mark > 1:
-                        out[mark].paragraph = sum(atom.tokens for atom in out[mark:])
+            if previous is None or (
+                (unit.block_start or unit.group != previous.group) and not glued
+            ):
+                paragraph += 1
+            for atom in out[mark:]:
+                atom.paragraph = paragraph
+            if opening >= 0 and unit.kind == "text" and unit.block_start:
+                opening += unit.end - unit.start
+            else:
+                opening = -1
+            glued = unit.keep_with_next or 0 <= opening <= _OPENING_CHARS
+            previous = unit
         return out
 
     def _code_atoms(self, plan: SectionPlan, unit: Unit, out: list[Atom]) -> None:
@@ -402,18 +449,45 @@ class Packer:
     # ----- packing -------------------------------------------------------------------------
 
     def pack(self, plan: SectionPlan, section: int) -> list[Chunk]:
-        """The chunks of one section: its atoms packed in order up to the budget.
+        """The chunks of one section, cut where nearby text alone decides.
 
-        A chunk that began inside a paragraph (the rest of one cut in several) ends with that
-        paragraph, unless the next paragraph fits in it whole. Chunk boundaries then fall at
-        paragraph starts, so an edit re-cuts the chunks of the paragraph it touched (and of the
-        next, when a chunk holds the end of one and the start of the other), where the chunks
-        after it used to shift to the end of the section and be embedded again.
+        First each paragraph is cut on its own, from its own start, into pieces packed up to the
+        budget: where a paragraph's pieces end depends on that paragraph's text alone, and a
+        paragraph cut in several pieces shares a chunk with no other. Then consecutive
+        paragraphs that fit whole are packed together up to the budget, except that a chunk
+        already half full ends before a paragraph its hash picks (one in
+        ``_CHUNK_ANCHOR_ONE_IN``): a change in one short paragraph then re-groups the short
+        paragraphs after it only up to the next such cut, not to the end of the section. An edit
+        re-cuts the paragraph it touched and, at most, the chunks of its short neighbours.
         """
         doc = self.doc
-        budget = self.budget
         atoms = self.atoms(plan)
+        pieces = self._pieces(plan, atoms)
+        paragraphs: dict[int, tuple[int, int]] = {}
+        for atom in atoms:
+            start, _ = paragraphs.get(atom.paragraph, (atom.start, atom.end))
+            paragraphs[atom.paragraph] = (start, atom.end)
+        merged: list[_Piece] = []
+        for piece in pieces:
+            if merged and self._joins(merged[-1], piece, atoms, paragraphs):
+                last = merged[-1]
+                merged[-1] = _Piece(
+                    last.i, piece.j, last.ctx, last.estimate + piece.body, last.body + piece.body
+                )
+            else:
+                merged.append(piece)
         chunks: list[Chunk] = []
+        for piece in merged:
+            first = atoms[piece.i]
+            body = doc[first.start : atoms[piece.j - 1].end]
+            joiner = doc[atoms[piece.i - 1].end : first.start] if piece.i else ""
+            chunks.append(Chunk(piece.ctx + body, len(piece.ctx), joiner, section))
+        return chunks
+
+    def _pieces(self, plan: SectionPlan, atoms: list[Atom]) -> list[_Piece]:
+        """Each paragraph's atoms packed in order up to the budget, never past its end."""
+        budget = self.budget
+        pieces: list[_Piece] = []
         i = 0
         while i < len(atoms):
             first = atoms[i]
@@ -424,10 +498,13 @@ class Packer:
             if not first.solo:
                 while j < len(atoms):
                     nxt = atoms[j]
-                    if nxt.solo or nxt.group != first.group or estimate + nxt.tokens > budget:
+                    if (
+                        nxt.paragraph != first.paragraph
+                        or nxt.solo
+                        or nxt.group != first.group
+                        or estimate + nxt.tokens > budget
+                    ):
                         break
-                    if not first.opens and estimate + nxt.paragraph > budget:
-                        break  # see the docstring: the next paragraph starts a chunk
                     if nxt.start == atoms[j - 1].end:
                         glued = True
                     estimate += nxt.tokens
@@ -436,11 +513,44 @@ class Packer:
                 j = self._verify(atoms, i, j, ctx)
                 if j < 0:  # a single atom that does not fit after all: it was split in place
                     continue
-            body = doc[first.start : atoms[j - 1].end]
-            joiner = doc[atoms[i - 1].end : first.start] if i else ""
-            chunks.append(Chunk(ctx + body, len(ctx), joiner, section))
+            body = sum(atom.tokens for atom in atoms[i:j])
+            pieces.append(_Piece(i, j, ctx, self.overhead + self.cost(ctx) + body, body))
             i = j
-        return chunks
+        return pieces
+
+    @staticmethod
+    def _whole(piece: _Piece, atoms: list[Atom]) -> bool:
+        """Whether ``piece`` holds whole paragraphs only."""
+        i, j = piece.i, piece.j
+        starts = i == 0 or atoms[i - 1].paragraph != atoms[i].paragraph
+        ends = j == len(atoms) or atoms[j].paragraph != atoms[j - 1].paragraph
+        return starts and ends
+
+    def _joins(
+        self,
+        chunk: _Piece,
+        piece: _Piece,
+        atoms: list[Atom],
+        paragraphs: dict[int, tuple[int, int]],
+    ) -> bool:
+        """Whether ``piece`` is packed into ``chunk``, the one before it (see :meth:`pack`)."""
+        first, previous = atoms[piece.i], atoms[piece.i - 1]
+        if not (self._whole(chunk, atoms) and self._whole(piece, atoms)):
+            return False  # a piece of a paragraph cut in several is a chunk of its own
+        if first.solo or atoms[chunk.i].solo or first.group or atoms[chunk.i].group:
+            return False  # a code block kept whole or split in lines packs with nothing else
+        estimate = chunk.estimate + piece.body
+        if estimate > self.budget:
+            return False
+        start, end = paragraphs[first.paragraph]
+        if 2 * chunk.estimate >= self.budget and content_anchor(
+            self.doc[start:end], _CHUNK_ANCHOR_ONE_IN
+        ):
+            return False
+        if estimate > self.budget - _VERIFY_SLACK or first.start == previous.end:
+            text = chunk.ctx + self.doc[atoms[chunk.i].start : atoms[piece.j - 1].end]
+            return self.count(text) <= self.budget
+        return True
 
     def _verify(self, atoms: list[Atom], i: int, j: int, ctx: str) -> int:
         """The end of the longest run ``atoms[i:j']`` that really fits; -1 if none does.
@@ -468,7 +578,15 @@ class Packer:
                 middle = atom.start + (atom.end - atom.start) // 2
                 pieces = [(atom.start, middle), (middle, atom.end)]
             atoms[i : i + 1] = [
-                Atom(start, end, self.tokens(start, end), atom.lead, atom.group, level=level)
+                Atom(
+                    start,
+                    end,
+                    self.tokens(start, end),
+                    atom.lead,
+                    atom.group,
+                    level=level,
+                    paragraph=atom.paragraph,
+                )
                 for start, end in pieces
             ]
             return -1

@@ -1,0 +1,147 @@
+"""query_documents through the real server over stdio: the client's round trip, and where the
+server spends it.
+
+    uv run python bench/mcp_query.py [--model-dir DIR] [--queries 100] [--chunks 17000]
+                                     [--warm-up 5] [--top-k 10] [--docs N]
+
+Copies the 240 English XQuAD paragraphs into a temporary document root and starts
+``python -m minirag_mcp`` on it with MINIRAG_TIMINGS=1 (see minirag_mcp/timings.py), driven by
+the official MCP client over stdio: ``sync_start`` and ``sync_status`` until the sync ends, then
+the English dev questions through ``query_documents`` (topK 10), one at a time after a few
+warm-up calls. ``--chunks N`` first grows the index to N chunks with the synthetic documents of
+bench/latency.py (written straight into the table from this process, folded into the keyword
+indexes with ``refresh()``; the server sees them on its next read, and the warm-up calls build
+its snapshot).
+
+Prints p50/p95 of the client-side round trip (call_tool sent → result parsed) and the medians
+of the server's parts per call: decode, dispatch, search, payload, convert, respond, encode,
+and the response size; "outside" is the round trip less all of them (the pipes, the
+transport's writes and reads, the client's parsing). Timings depend on the machine's load,
+printed in the header.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import _common as c
+import latency
+
+PARTS = ("decode", "dispatch", "search", "payload", "convert", "respond", "encode")
+
+
+def grow(db_path: Path, work: Path, model_dir: Path, chunks: int) -> int:
+    """Add latency.py's synthetic documents to the index at ``db_path`` up to ``chunks`` rows."""
+    import numpy as np
+
+    index = c.open_pipeline([work], db_path, model_dir).index
+    store, dim = index.store, index.embedder.dim
+    pool, rng, docs = latency.sentences(), np.random.default_rng(7), 0
+    while store.count_rows() < chunks:
+        want = min(latency.WRITE_BATCH, chunks - store.count_rows()) // latency.CHUNKS_PER_DOC
+        want = max(1, want)
+        store.table().add(latency.synthetic_rows(store, dim, docs, want, pool, rng))
+        docs += want
+    index.refresh()
+    return store.count_rows()
+
+
+def server_lines(path: Path) -> list[dict[str, float]]:
+    """The server's timing lines for query_documents, as numbers."""
+    found = []
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        if not line.startswith("minirag-timings ") or "tool=query_documents" not in line:
+            continue
+        fields = dict(item.split("=", 1) for item in line.split()[1:])
+        found.append({name: float(fields[name]) for name in (*PARTS, "bytes")})
+    return found
+
+
+async def run(args, model_dir: Path, work: Path) -> None:
+    root, db_path = work / "xquad-en", work / "db"
+    root.mkdir()
+    for path in sorted(c.data("xquad", "en", "docs").glob("*.txt"))[: args.docs or None]:
+        shutil.copy(path, root / path.name)
+    env = c.server_env(root, db_path, model_dir, MINIRAG_TIMINGS="1")
+    params = StdioServerParameters(command=sys.executable, args=["-m", "minirag_mcp"], env=env)
+    asked = latency.questions(args.queries)
+    stderr = work / "server-stderr.txt"
+    with open(stderr, "w", encoding="utf-8") as errlog:
+        async with (
+            stdio_client(params, errlog=errlog) as (read, write),
+            ClientSession(read, write) as session,
+        ):
+            await session.initialize()
+            await c.mcp_synced(session)
+            if args.chunks:
+                await asyncio.to_thread(grow, db_path, work, model_dir, args.chunks)
+            for question in asked[: args.warm_up]:
+                c.tool_json(await session.call_tool("query_documents", {"query": question}))
+            rows = c.tool_json(await session.call_tool("status", {})).get("chunks")
+            mark = len(server_lines(stderr))
+            trips = []
+            for question in asked:
+                started = time.perf_counter()
+                result = await session.call_tool(
+                    "query_documents", {"query": question, "topK": args.top_k}
+                )
+                trips.append((time.perf_counter() - started) * 1000)
+                c.tool_json(result)
+    parts = server_lines(stderr)[mark:]
+    print(f"\n## {len(asked)} XQuAD English dev questions, index of {rows} chunks")
+    print(
+        f"client round trip: p50 {c.percentile(trips, 50):.1f} ms, "
+        f"p95 {c.percentile(trips, 95):.1f} ms (min {min(trips):.1f}, max {max(trips):.1f})"
+    )
+    if len(parts) != len(trips):
+        print(f"(the server wrote {len(parts)} timing lines for {len(trips)} calls)")
+    if not parts:
+        return
+    print("| part | median ms | p95 ms |")
+    print("|---|---|---|")
+    for name in PARTS:
+        values = [p[name] for p in parts]
+        print(f"| {name} | {statistics.median(values):.2f} | {c.percentile(values, 95):.2f} |")
+    inside = [sum(p[name] for name in PARTS) for p in parts]
+    outside = [trip - spent for trip, spent in zip(trips, inside, strict=False)]
+    print(
+        f"| outside the server's parts | {statistics.median(outside):.2f} | "
+        f"{c.percentile(outside, 95):.2f} |"
+    )
+    sizes = [p["bytes"] for p in parts]
+    print(f"response size: median {statistics.median(sizes) / 1000:.1f} kB")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--model-dir", type=Path, help="MODEL_NAME folder (default: test model)")
+    parser.add_argument("--queries", type=int, default=100)
+    parser.add_argument("--warm-up", type=int, default=5)
+    parser.add_argument("--top-k", type=int, default=10)
+    parser.add_argument("--chunks", type=int, default=0, help="grow the index to this many")
+    parser.add_argument("--docs", type=int, default=0, help="only the first N paragraphs (a check)")
+    args = parser.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="minirag-bench-mcp-query-"))
+    try:
+        model_dir, label = c.model_folder(args.model_dir, work)
+        c.header("query_documents over stdio: round trip and the server's parts", label)
+        asyncio.run(run(args, model_dir, work))
+        c.footer()
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
