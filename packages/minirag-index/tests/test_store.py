@@ -9,6 +9,7 @@ import pytest
 
 from minirag_index import ChunkInput, IndexMismatchError, MiniragIndex, SourceDoc
 from minirag_index.store import Store
+from testsupport.files import files_under
 
 
 def vectors(n: int, dim: int = 384) -> list[np.ndarray]:
@@ -154,3 +155,48 @@ def test_the_schema_is_declared_once_and_every_field_has_its_column() -> None:
     row = table_row(SourceDoc("/d/a.md", signature=b"sig"), 1, ChunkInput("x"), [0.0] * 4, 1.0)
     assert set(row) == set(COLUMN_TYPES)  # a row fills every column, no more
     assert row["signature"] is None  # a signature lives on chunk 0 only
+
+
+def test_a_read_only_store_creates_nothing_and_refuses_every_write(tmp_path):
+    from minirag_index import ReadOnlyIndexError
+
+    missing = Store(tmp_path / "nowhere", read_only=True)
+    assert not missing.exists() and missing.table() is None and missing.count_rows() == 0
+    assert not (tmp_path / "nowhere").exists()
+    Store(tmp_path / "db").replace_source(SourceDoc("/d/a.md"), chunks(2, "v0"), vectors(2))
+    before = files_under(tmp_path / "db")
+    reader = Store(tmp_path / "db", read_only=True)
+    assert reader.count_rows() == 2
+    writes = [
+        lambda: reader.replace_source(SourceDoc("/d/b.md"), chunks(1, "b"), vectors(1)),
+        lambda: reader.move_source("/d/a.md", SourceDoc("/d/c.md")),
+        lambda: reader.delete_source("/d/a.md"),
+        lambda: reader.set_file_stats([("/d/a.md", 1, 1.0)]),
+        lambda: reader.update_source_fields("/d/a.md", {"labels": None}),
+    ]
+    for write in writes:
+        with pytest.raises(ReadOnlyIndexError, match="read-only"):
+            write()
+    reader.optimize()  # a no-op: the writer optimises
+    assert reader.count_rows() == 2
+    assert files_under(tmp_path / "db") == before
+
+
+def test_a_read_only_store_reports_an_upgrade_it_does_not_make(tmp_path):
+    import lancedb
+
+    from minirag_index import IndexTooOldError, keyword_index
+
+    Store(tmp_path / "db").replace_source(SourceDoc("/d/a.md"), chunks(2, "v0"), vectors(2))
+    table = lancedb.connect(tmp_path / "db").open_table("chunks")
+    table.drop_index(keyword_index.index_name("title_terms"))
+    before = files_under(tmp_path / "db")
+    reader = Store(tmp_path / "db", read_only=True)
+    assert reader.count_rows() == 2
+    assert any("older version" in w for w in reader.warnings)
+    assert files_under(tmp_path / "db") == before
+    lancedb.connect(tmp_path / "old").create_table("chunks", data=[{"id": "x", "text": "t"}])
+    with pytest.raises(IndexTooOldError, match="never upgrades"):
+        Store(tmp_path / "old", read_only=True).table()
+    writer = Store(tmp_path / "db")  # the writer's open does the upgrade
+    assert writer.count_rows() == 2 and files_under(tmp_path / "db") != before

@@ -21,7 +21,15 @@ from minirag_index.lazy_namespace import defer_rest_client
 from minirag_index.reconstruct import rebuild_document, rebuild_section
 from minirag_index.scope import in_scope
 from minirag_index.settings import ConfigError, IndexSettings, load_index_settings
-from minirag_index.store import ChunkInput, IndexMismatchError, SourceDoc, SourceInfo, StoredChunk
+from minirag_index.store import (
+    ChunkInput,
+    IndexMismatchError,
+    IndexTooOldError,
+    ReadOnlyIndexError,
+    SourceDoc,
+    SourceInfo,
+    StoredChunk,
+)
 from minirag_index.telemetry import keep_onnxruntime_offline
 
 keep_onnxruntime_offline()
@@ -39,10 +47,12 @@ __all__ = [
     "Hit",
     "IndexMismatchError",
     "IndexSettings",
+    "IndexTooOldError",
     "LookAlike",
     "MiniragIndex",
     "ModelLoadError",
     "NeighborChunk",
+    "ReadOnlyIndexError",
     "SearchResult",
     "SourceDoc",
     "SourceHits",

@@ -117,14 +117,17 @@ class NeighborChunk:
 
 
 class MiniragIndex:
-    """An index at ``settings.DB_PATH`` searched with ``settings.MODEL_NAME``."""
+    """An index at ``settings.DB_PATH`` searched with ``settings.MODEL_NAME``; with
+    ``read_only`` nothing is ever written there (see :class:`~minirag_index.store.Store`)."""
 
-    def __init__(self, settings: IndexSettings, embedder: Embedder | None = None):
+    def __init__(
+        self, settings: IndexSettings, embedder: Embedder | None = None, *, read_only: bool = False
+    ):
         if settings.DB_PATH is None:
             raise ValueError("DB_PATH is required to open an index")
         self.settings = settings
         self.embedder = embedder or Embedder(settings.MODEL_NAME, settings.CACHE_DIR)
-        self.store = Store(settings.DB_PATH, settings.store_access())
+        self.store = Store(settings.DB_PATH, settings.store_access(), read_only=read_only)
         self._cache: dict[str, tuple[int | None, Any]] = {}
         # The keyword search runs beside query embedding + vector search.
         self._keyword_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="keyword")
@@ -244,6 +247,8 @@ class MiniragIndex:
         :mod:`minirag_index.summary`); ``only_if_missing``: unless the current one is there."""
         from minirag_index import summary
 
+        if self.store.read_only:  # a reader writes nothing, this file included
+            return
         if not (only_if_missing and self.summary() is not None):
             summary.write(self.store)
             self._summary_held = None  # read again: the version may be the one held as None

@@ -53,6 +53,8 @@ __all__ = [
     "CHUNK_COLUMNS",
     "ChunkInput",
     "IndexMismatchError",
+    "IndexTooOldError",
+    "ReadOnlyIndexError",
     "SourceDoc",
     "SourceInfo",
     "SourceType",
@@ -88,6 +90,14 @@ class IndexMismatchError(RuntimeError):
     """The index was built with another embedding model than the configured one."""
 
 
+class ReadOnlyIndexError(RuntimeError):
+    """A write was asked of a store opened read-only."""
+
+
+class IndexTooOldError(RuntimeError):
+    """A read-only store holds a table lacking columns a read needs (it is never upgraded)."""
+
+
 def _is_conflict(exc: Exception) -> bool:
     text = str(exc).lower()
     return any(word in text for word in ("conflict", "retryable", "concurrent", "commit"))
@@ -107,15 +117,22 @@ def _retry(action: Callable[[], T]) -> T:
 
 class Store:
     """Opens (or creates) the chunks table at ``location`` (a folder or an object-store
-    prefix) on first use."""
+    prefix) on first use.
+
+    ``read_only``: nothing is ever written - no folder or table created, no upgrade on open, no
+    optimisation; a write raises :class:`ReadOnlyIndexError`, and a table too old to read
+    without its upgrade raises :class:`IndexTooOldError` when opened."""
 
     def __init__(
         self,
         location: IndexLocation | str | os.PathLike[str],
         access: StoreAccess | None = None,
+        *,
+        read_only: bool = False,
     ):
         self.location = IndexLocation.parse(location)
         self.access = access or StoreAccess()
+        self.read_only = read_only
         self._db: Any = None
         self._table: Any = None
         self.warnings: list[str] = []
@@ -126,7 +143,7 @@ class Store:
             import lancedb
 
             folder = self.location.local
-            if folder is not None:
+            if folder is not None and not self.read_only:
                 folder.mkdir(parents=True, exist_ok=True)
             caches = lancedb.Session(
                 index_cache_size_bytes=INDEX_CACHE_BYTES,
@@ -159,14 +176,44 @@ class Store:
     def table(self) -> Any | None:
         """The table, or None when nothing was ever indexed here."""
         if self._table is None and self.exists():
-            self._table = self._connect().open_table(TABLE)
+            table = self._connect().open_table(TABLE)
+            if self.read_only:
+                self._check_readable(table)
+                self._table = table
+                return table
+            self._table = table
             self._ensure_text_indexes()
             self._ensure_passage_keys()
         return self._table
 
+    def _check_readable(self, table: Any) -> None:
+        """A read-only open: refuse a table lacking columns reads need, and say what a
+        writer's next open would upgrade (a read-only store never does)."""
+        missing = [c for c in (*CHUNK_COLUMNS, *SOURCE_COLUMNS) if c not in table.schema.names]
+        if missing:
+            raise IndexTooOldError(
+                f"the index at {self.db_path} was written by an older version and lacks the "
+                f"columns {', '.join(sorted(set(missing)))}; a read-only server never upgrades "
+                "an index: run a sync with this version on the writer's machine"
+            )
+        indexed, _ = keyword_index.searchable(table)
+        if list(indexed) != list(keyword_index.TERM_COLUMNS):
+            self.warnings.append(
+                f"the keyword indexes of {self.db_path} are from an older version (searched "
+                "as they are); the writer's next sync with this version brings them up to date"
+            )
+
+    def _writable(self) -> None:
+        if self.read_only:
+            raise ReadOnlyIndexError(
+                f"the index at {self.db_path} is open read-only (READ_ONLY=1 or --read-only): "
+                "sync, ingest and delete run on the writer's machine"
+            )
+
     def table_for_writing(self, dim: int, model: ModelSpec | None = None) -> Any:
         """The table, created for ``model`` if missing. A table without a model record gets
         ``model``'s (the upgrade of an index written before the record existed)."""
+        self._writable()
         table = self.table()
         if table is None:
             try:
@@ -298,6 +345,7 @@ class Store:
         Vectors, text, title, labels and signature travel with the rows; the new document's
         hash, size and mtime (when given) replace the old ones. Returns the rows moved.
         """
+        self._writable()
         table = self.table()
         if table is None or not moves:
             return 0
@@ -356,6 +404,7 @@ class Store:
 
     def _update_columns(self, keys: list[str], columns: dict[str, tuple[list[Any], str]]) -> None:
         """Overwrite only ``columns`` on the rows matching ``keys``; other columns stay."""
+        self._writable()
         table = self.table()
         if table is None or not next(iter(columns.values()))[0]:
             return
@@ -366,6 +415,7 @@ class Store:
 
     def update_source_fields(self, source: str, values: dict[str, Any]) -> None:
         """Rewrite metadata columns (labels, date, signature…) without touching vectors."""
+        self._writable()
         table = self.table()
         if table is None:
             return
@@ -376,6 +426,7 @@ class Store:
         _retry(lambda: table.update(where=where, values_sql=sql))
 
     def delete_source(self, source: str) -> int:
+        self._writable()
         table = self.table()
         if table is None:
             return 0
@@ -386,8 +437,9 @@ class Store:
         return count
 
     def optimize(self) -> None:
-        """Fold new rows into the keyword indexes, compact, and drop old versions."""
-        table = self.table()
+        """Fold new rows into the keyword indexes, compact, and drop old versions (never on a
+        read-only store: the writer's syncs optimise)."""
+        table = None if self.read_only else self.table()
         if table is None:
             return
         with warnings.catch_warnings():

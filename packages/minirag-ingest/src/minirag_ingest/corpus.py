@@ -83,14 +83,22 @@ class Corpus:
         self.index = index
         self.roots = roots
 
-    def list_files(self, scope: str | None = None, scope_path: Path | None = None) -> Listing:
+    def list_files(
+        self, scope: str | None = None, scope_path: Path | None = None, *, on_disk: bool = True
+    ) -> Listing:
         """Files on disk under the roots (or ``scope_path``) with their state, then indexed
         sources not found there. ``scope`` limits the index's entries by prefix; without a
         ``scope_path`` a scope that is no path (a URL, a data id) lists nothing from disk.
+        Without ``on_disk`` (a reader without the documents) only what is indexed is listed,
+        every entry ``indexed``.
 
         Raises :class:`~minirag_ingest.scan.ScopeExcluded` for a scope the scan never enters."""
         from minirag_ingest.scan import scan
 
+        if not on_disk:
+            indexed = self.index.sources(scope)
+            rows = [_indexed_row(info) for _, info in sorted(indexed.items())]
+            return Listing(files=rows, indexed=indexed)
         extensions = scanned_extensions()
         scanned: ScanResult | None = None
         if scope is None or scope_path is not None:
@@ -117,41 +125,20 @@ class Corpus:
         state = file_state(info, file.size, file.mtime, has_ocr=has_ocr)
         if info is None:
             return ListedFile(state=state, chunks=0, path=file.source)
-        return ListedFile(
-            state=state,
-            chunks=info.chunk_count,
-            path=file.source,
-            title=info.title,
-            ocr_engine=info.ocr_engine or "",
-            info=info,
-        )
+        return _indexed_row(info, state)
 
     def _not_on_disk(
         self, info: SourceInfo, unlisted: list[UnlistedFolder], extensions: Collection[str]
     ) -> ListedFile:
         source = info.source
         if info.source_type != "file":
-            return ListedFile(
-                state="indexed",
-                chunks=info.chunk_count,
-                source=source,
-                title=info.title,
-                source_type=info.source_type,
-                info=info,
-            )
+            return _indexed_row(info)
         state: FileState = "missing"
         if any(in_scope(source, to_id(u.path)) for u in unlisted):
             state = "unlisted"
         elif unscanned_image(source, self.roots, extensions):
             state = "unreadable"
-        return ListedFile(
-            state=state,
-            chunks=info.chunk_count,
-            path=source,
-            title=info.title,
-            ocr_engine=info.ocr_engine or "",
-            info=info,
-        )
+        return _indexed_row(info, state)
 
     def report(self) -> CorpusReport:
         """The roots' ignore files and what the index holds. Answers whatever is broken."""
@@ -188,6 +175,28 @@ class Corpus:
                 continue
             if rules is not None:
                 report.ignore_files.append(IgnoreFileInfo(path=rules.file, rules=rules.count))
+
+
+def _indexed_row(info: SourceInfo, state: FileState = "indexed") -> ListedFile:
+    """An index entry as a listing row: a file by its path (in ``state``), a data or url item
+    by its source id (always ``indexed``)."""
+    if info.source_type == "file":
+        return ListedFile(
+            state=state,
+            chunks=info.chunk_count,
+            path=info.source,
+            title=info.title,
+            ocr_engine=info.ocr_engine or "",
+            info=info,
+        )
+    return ListedFile(
+        state="indexed",
+        chunks=info.chunk_count,
+        source=info.source,
+        title=info.title,
+        source_type=info.source_type,
+        info=info,
+    )
 
 
 def _files(scanned: ScanResult | None) -> list[ScannedFile]:

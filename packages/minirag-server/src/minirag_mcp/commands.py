@@ -67,6 +67,13 @@ class Common:
     model_name: Annotated[
         str | None, Parameter(help="fastembed model id or model folder (MODEL_NAME).")
     ] = None
+    read_only: Annotated[
+        bool,
+        Parameter(
+            negative="",
+            help="Never write to the index; write commands refuse (READ_ONLY=1).",
+        ),
+    ] = False
     json: Annotated[bool, Parameter(negative="", help="Print the tool's result as JSON.")] = False
 
 
@@ -96,14 +103,45 @@ def serve(
     watch: Annotated[
         bool, Parameter(negative="", help="Keep the index in line with the roots (WATCH=1).")
     ] = False,
+    http: Annotated[
+        bool,
+        Parameter(
+            negative="",
+            help="Serve streamable HTTP at /mcp instead of stdio; needs MINIRAG_TOKEN or "
+            "MINIRAG_TOKEN_FILE.",
+        ),
+    ] = False,
+    host: Annotated[
+        str, Parameter(help="Address to listen on with --http (loopback unless --allow-remote).")
+    ] = "127.0.0.1",
+    port: Annotated[int, Parameter(help="Port to listen on with --http.")] = 8765,
+    allow_remote: Annotated[
+        bool,
+        Parameter(negative="", help="With --http, allow a --host that is not loopback (no TLS!)."),
+    ] = False,
     common: Common | None = None,
 ) -> int:
-    """Start the MCP server on stdio."""
+    """Start the MCP server: on stdio, or over HTTP with --http."""
     common = common or Common()
-    from minirag_mcp.runner import make_context
-    from minirag_mcp.server import serve_stdio
+    from minirag_mcp.runner import fail, make_context
 
-    serve_stdio(make_context(common, cli_wording()).config, watch=watch)
+    config = make_context(common, cli_wording()).config
+    if watch and (common.read_only or getattr(config, "read_only", False)):
+        raise UsageError("--watch syncs, and a read-only server never writes: drop one")
+    if not http:
+        if host != "127.0.0.1" or port != 8765 or allow_remote:
+            raise UsageError("--host, --port and --allow-remote go with --http")
+        from minirag_mcp.server import serve_stdio
+
+        serve_stdio(config, watch=watch)
+        return EXIT_OK
+    from minirag_index.settings import ConfigError
+    from minirag_mcp.http_serve import serve_http
+
+    try:
+        serve_http(config, host=host, port=port, allow_remote=allow_remote, watch=watch)
+    except ConfigError as exc:
+        return fail(common, str(exc))
     return EXIT_OK
 
 
@@ -296,6 +334,7 @@ def classify_try(path: str, /, *, common: Common | None = None) -> int:
 
 # The commands in the order --help lists them, each under its name on the command line.
 COMMAND_TABLE: tuple[tuple[str, Callable[..., int]], ...] = (
+    ("serve", serve),  # also what no command at all runs
     ("ingest", ingest),
     ("ingest-url", ingest_url),
     ("sync", sync),

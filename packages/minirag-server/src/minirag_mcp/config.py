@@ -13,7 +13,7 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pydantic import field_validator
+from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from minirag_index.settings import SWITCH_ACCEPTS, Switch
@@ -31,7 +31,16 @@ except PackageNotFoundError:  # running from a source tree that was never instal
 
 
 # What each variable accepts, completing "NAME must be ..." in a configuration error.
-SERVER_ACCEPTS = {"WATCH": SWITCH_ACCEPTS}
+SERVER_ACCEPTS = {
+    "WATCH": SWITCH_ACCEPTS,
+    "READ_ONLY": SWITCH_ACCEPTS,
+    "MINIRAG_TOKEN_FILE": "the path of a file holding the bearer token",
+    "HTTP_MAX_BODY_BYTES": "a whole number of bytes, at least 1024",
+    "HTTP_RATE_PER_SECOND": "a number of requests a second above 0",
+    "HTTP_RATE_BURST": "a whole number of requests, at least 1",
+    "HTTP_ALLOWED_HOSTS": "host names separated by commas (or unset)",
+    "HTTP_ALLOWED_ORIGINS": "origins such as https://example.org separated by commas (or unset)",
+}
 
 
 class ServerSettings(BaseSettings):
@@ -45,6 +54,16 @@ class ServerSettings(BaseSettings):
     RAG_INSTRUCTIONS_APPEND: str | None = None
     # Watch mode (minirag_ingest.watch): the server keeps the index in line with the roots.
     WATCH: Switch = False
+    # A read-only server: no write tool, nothing ever written to DB_PATH (see README).
+    READ_ONLY: Switch = False
+    # The HTTP transport (minirag_mcp.http_serve): its bearer token and its bounds.
+    MINIRAG_TOKEN: SecretStr | None = None
+    MINIRAG_TOKEN_FILE: Path | None = None
+    HTTP_MAX_BODY_BYTES: int = Field(default=1024 * 1024, ge=1024)
+    HTTP_RATE_PER_SECOND: float = Field(default=20.0, gt=0)
+    HTTP_RATE_BURST: int = Field(default=60, ge=1)
+    HTTP_ALLOWED_HOSTS: str | None = None
+    HTTP_ALLOWED_ORIGINS: str | None = None
 
     @field_validator("RAG_INSTRUCTIONS_APPEND", mode="before")
     @classmethod
@@ -72,6 +91,10 @@ class Config:
     def watch(self) -> bool:
         return self.server.WATCH
 
+    @property
+    def read_only(self) -> bool:
+        return self.server.READ_ONLY
+
 
 @dataclass(frozen=True)
 class ConfigProblem:
@@ -88,11 +111,35 @@ def _blank_to_none(value: Any) -> Any:
     return value
 
 
+def read_only_problems(
+    server: ServerSettings, ingest: Any, index: Any, given: dict[str, Any]
+) -> list[str]:
+    """What a read-only configuration may not combine: watch mode (it writes), and no say in
+    where the index is (neither DB_PATH nor a document root to find it under)."""
+    problems = []
+    if server.WATCH:
+        problems.append(
+            "READ_ONLY and WATCH cannot both be on: watch mode syncs, and a read-only server "
+            "never writes; run watch mode on the writer's machine"
+        )
+    roots_given = given.get("base_dirs") or (
+        ingest is not None and (ingest.base_dirs is not None or (ingest.base_dir or "").strip())
+    )
+    if not roots_given and not given.get("db_path") and (index is None or not index.DB_PATH):
+        problems.append(
+            "a read-only server needs DB_PATH (or --db-path): the folder of the index the "
+            "writer syncs; BASE_DIR may name the writer's document folder, which need not "
+            "exist here"
+        )
+    return problems
+
+
 def load_config(overrides: dict[str, Any] | None = None) -> Config | ConfigProblem:
     """Resolve the configuration from the environment and ``overrides``.
 
     ``overrides`` keys (all optional, None meaning "not given"): ``base_dirs`` (a list of
-    folders, replacing BASE_DIR/BASE_DIRS), ``db_path``, ``cache_dir``, ``model_name``.
+    folders, replacing BASE_DIR/BASE_DIRS), ``db_path``, ``cache_dir``, ``model_name``,
+    ``read_only`` (True: as READ_ONLY=1).
     """
     from minirag_index.settings import ConfigError, load_index_settings, load_settings
     from minirag_ingest.ocr import load_ocr_engine
@@ -117,6 +164,10 @@ def load_config(overrides: dict[str, Any] | None = None) -> Config | ConfigProbl
         MODEL_NAME=given.get("model_name"),
     )
     server = attempt(load_settings, ServerSettings, SERVER_ACCEPTS)
+    if server is not None and given.get("read_only"):
+        server = server.model_copy(update={"READ_ONLY": True})
+    if server is not None and server.READ_ONLY:
+        problems.extend(read_only_problems(server, ingest, index, given))
     roots = attempt(resolve_roots, given.get("base_dirs") or None, ingest) if ingest else None
     db_path = None
     if roots and index is not None:

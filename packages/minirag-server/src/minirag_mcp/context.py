@@ -29,6 +29,16 @@ class PlaceMissing(RuntimeError):
     """The document roots or the index folder are not where the configuration says."""
 
 
+READ_ONLY_REFUSAL = (
+    "the index is open read-only here (READ_ONLY=1 or --read-only): nothing is written to it; "
+    "sync, ingest and delete run on the writer's machine"
+)
+
+
+class ReadOnlyRefused(RuntimeError):
+    """A write asked of a read-only configuration."""
+
+
 def place_problems(config: Config, *, every_missing_root: bool = False) -> list[str]:
     """What is wrong with where the roots and the index are, checked without creating anything.
 
@@ -45,6 +55,13 @@ def place_problems(config: Config, *, every_missing_root: bool = False) -> list[
             f"DB_PATH {db_path} is a file, not a folder: point DB_PATH (or --db-path) at a "
             "folder for the index"
         )
+    if config.read_only:  # the roots are only names here: nothing is read from them
+        if db_path is not None and not db_path.exists():
+            problems.append(
+                f"there is no index at DB_PATH {db_path}, and a read-only server never creates "
+                "one: point DB_PATH (or --db-path) at the writer's index folder"
+            )
+        return problems
     missing = [root for root in config.roots if not root.exists()]
     everything_missing = bool(missing) and len(missing) == len(config.roots)
     for root in missing:
@@ -87,6 +104,17 @@ class AppContext:
             raise PlaceMissing("; ".join(problems))
         return config
 
+    def require_writable(self) -> Config:
+        """The usable configuration of a run that writes; a read-only one refuses."""
+        config = self.require_config()
+        if config.read_only:
+            raise ReadOnlyRefused(READ_ONLY_REFUSAL)
+        return self.require_places()
+
+    @property
+    def read_only(self) -> bool:
+        return isinstance(self.config, Config) and self.config.read_only
+
     @property
     def roots(self) -> Roots:
         if self._roots is None:
@@ -106,7 +134,7 @@ class AppContext:
 
             with self._lock:
                 if self._index is None:
-                    self._index = MiniragIndex(config.index)
+                    self._index = MiniragIndex(config.index, read_only=config.read_only)
         return self._index
 
     @property
@@ -179,6 +207,8 @@ class AppContext:
         """Watch mode: one sync now, then one after each quiet spell of changes. Returns at
         once; the index, the pipeline and the model are built by the watcher's first sync."""
         config = self.require_config()
+        if config.read_only:
+            raise ReadOnlyRefused(READ_ONLY_REFUSAL)
         from minirag_ingest.corpus import scanned_extensions
         from minirag_ingest.formats import SUPPORTED_EXTENSIONS
         from minirag_ingest.watch import Watcher, WatchSettings

@@ -88,6 +88,7 @@ def status(ctx: AppContext) -> StatusResult:
         "model_name": config.index.MODEL_NAME,
         "model": "loaded" if built is not None and built.embedder.loaded else "not loaded",
         "model_error": built.embedder.load_error if built is not None else None,
+        "read_only": config.read_only,
     }
     try:
         fields.update(_index_model_status(ctx))
@@ -96,6 +97,8 @@ def status(ctx: AppContext) -> StatusResult:
     errors.extend(place_problems(config, every_missing_root=True))
     report = ctx.corpus.report()
     errors.extend(report.errors)
+    if config.read_only:
+        errors.extend(_read_only_notes(ctx))
     stale = report.stale_chunk_count
     fields.update(
         ignore_files=[IgnoreFileOut(path=str(f.path), rules=f.rules) for f in report.ignore_files],
@@ -124,6 +127,23 @@ def status(ctx: AppContext) -> StatusResult:
     return StatusResult(**fields)
 
 
+def _read_only_notes(ctx: AppContext) -> list[str]:
+    """What a read-only server cannot do about its index: create a missing table, upgrade an
+    older one (the store's warnings say what the writer's next sync brings up to date)."""
+    index = ctx.index
+    folder = index.location.local  # None on object storage, where no folder is needed
+    if (folder is None or folder.is_dir()) and not index.store.exists():
+        return [
+            f"the index at {index.db_path} holds no table yet; a read-only server never "
+            "creates one: the writer's first sync does"
+        ]
+    try:
+        index.store.table()
+    except Exception:  # an index too old to read: the corpus report says so already
+        return []
+    return list(index.store.warnings)
+
+
 # -- listing ---------------------------------------------------------------------------------
 
 
@@ -137,7 +157,9 @@ def list_files(
 ) -> ListResult:
     """Files on disk under the roots with their state, plus indexed data and url sources.
 
-    With a label or date filter only indexed documents that match are listed."""
+    With a label or date filter only indexed documents that match are listed. A read-only
+    server lists what the index holds, without looking at the disk (the documents may not be
+    on its machine)."""
     ctx.require_places()
     view = label_view(ctx, labels, date_from, date_to, sort)
     from minirag_ingest.scan import ScopeExcluded
@@ -152,7 +174,7 @@ def list_files(
     )
     scope_path = scope_folder(ctx, scope_text) if is_path_scope else None
     try:
-        listing = ctx.corpus.list_files(scope_text, scope_path)
+        listing = ctx.corpus.list_files(scope_text, scope_path, on_disk=not ctx.read_only)
     except ScopeExcluded as exc:
         raise OperationError(str(exc)) from None
     listed = listing.files

@@ -106,7 +106,7 @@ def scope_folder(ctx: AppContext, scope: str | None) -> Path | None:
 
 def sync_start(ctx: AppContext, scope: str | None = None) -> SyncStarted:
     """Start a background sync; returns at once with its jobId."""
-    ctx.require_places()
+    ctx.require_writable()
     path = scope_folder(ctx, scope)
     return SyncStarted(job_id=ctx.jobs.start(path))
 
@@ -161,7 +161,7 @@ def ingest_file(ctx: AppContext, file_path: str, labels: Any = None) -> Ingested
     the CLI's folder ingest does; without it this call is a labelling job of its own."""
     from minirag_ingest.names import to_path
 
-    ctx.require_places()
+    ctx.require_writable()
     path = contained(ctx, require_absolute(file_path))
     return Ingested.of(ctx.pipeline.ingest_file(Path(to_path(path)), labels=labels))
 
@@ -170,7 +170,7 @@ def ingest_data(
     ctx: AppContext, source: str, content: str, format: str = "markdown", title: str | None = None
 ) -> Ingested:
     """Index text the client holds under a source id of its choosing."""
-    ctx.require_places()
+    ctx.require_writable()
     if not source or not str(source).strip():
         raise OperationError("source (the id to store the content under) is required")
     if format not in ("text", "markdown", "html"):
@@ -183,7 +183,7 @@ def ingest_data(
 
 def ingest_url(ctx: AppContext, url: str, source: str | None = None) -> Ingested:
     """Fetch an http(s) page, convert it and index it."""
-    ctx.require_places()
+    ctx.require_writable()
     if not url or not str(url).strip():
         raise OperationError("url is required")
     source = str(source).strip() if source and str(source).strip() else None
@@ -241,7 +241,7 @@ def delete_file(
     ctx: AppContext, file_path: str | None = None, source: str | None = None
 ) -> Deleted:
     """Remove a document from the index; the file on disk is untouched."""
-    ctx.require_places()
+    ctx.require_writable()
     key = _lookup_source(ctx, file_path, source)
     deleted = ctx.index.delete_source(key)
     if not deleted:

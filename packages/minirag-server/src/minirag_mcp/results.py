@@ -514,6 +514,7 @@ class StatusResult(Result):
     model_name: str | None = omitted()
     model: str | None = omitted()
     model_error: str | None = omitted()
+    read_only: bool | None = omitted()  # READ_ONLY=1 / --read-only: nothing is ever written
     # The model the index records (null: nothing indexed yet, or written before the record).
     index_model: IndexModelOut | None = None
     index_model_checked: bool = Field(default=False, exclude=True)

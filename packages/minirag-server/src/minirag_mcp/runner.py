@@ -27,8 +27,9 @@ if TYPE_CHECKING:
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 EXIT_STATUS_HELP = (
     "Exit status (the same with --json): 0 success; 1 failure, including any file that failed "
-    "in ingest or sync; 2 usage error; 130 interrupted (Ctrl-C, SIGTERM); 141 output pipe "
-    "closed by its reader. status exits 0 even when the configuration is broken."
+    "in ingest or sync, and a write command (ingest, ingest-url, sync, watch, delete) refused "
+    "by a read-only configuration; 2 usage error; 130 interrupted (Ctrl-C, SIGTERM); 141 "
+    "output pipe closed by its reader. status exits 0 even when the configuration is broken."
 )
 R = TypeVar("R", bound=Result)
 
@@ -44,6 +45,7 @@ class Places(Protocol):
     db_path: str | None
     cache_dir: str | None
     model_name: str | None
+    read_only: bool
     json: bool
 
 
@@ -135,6 +137,7 @@ def make_context(places: Places, wording: Wording) -> AppContext:
         "db_path": places.db_path,
         "cache_dir": places.cache_dir,
         "model_name": places.model_name,
+        "read_only": places.read_only or None,
     }
     ctx = AppContext(load_config(overrides))
     ctx.wording = wording
@@ -205,7 +208,7 @@ def ingest_folder(places: Places, folder: str) -> int:
 
     ctx = make_context(places, cli_wording(filePath="PATH"))
     try:
-        ctx.require_places()
+        ctx.require_writable()
         scanned = scan(
             ctx.roots, ctx.roots.contain(folder), extra_extensions=listing.scan_extensions()
         )
@@ -296,7 +299,7 @@ def watch_until_stopped(places: Places) -> int:
             sys.stdout.flush()
 
     try:
-        ctx.require_places()
+        ctx.require_writable()
         watcher = ctx.start_watching(on_sync=printed)
     except Exception as exc:
         return fail(places, ctx.wording.render(error_message(exc)))

@@ -95,7 +95,8 @@ def create_app(config: Config | ConfigProblem | None = None, *, watch: bool = Fa
     (or WATCH=1) the index follows the roots while the server runs (watch mode)."""
     config = config if config is not None else load_config({})
     app_ctx = AppContext(config)
-    watching = isinstance(config, Config) and (watch or config.watch)
+    # A read-only server never watches (watch mode syncs); its configuration refuses WATCH=1.
+    watching = isinstance(config, Config) and (watch or config.watch) and not config.read_only
 
     @contextlib.asynccontextmanager
     async def lifespan(_server: FastMCP) -> AsyncIterator[dict[str, Any]]:
@@ -116,7 +117,7 @@ def create_app(config: Config | ConfigProblem | None = None, *, watch: bool = Fa
     mcp.add_middleware(ToolCallGuard())
     mcp.app_context = app_ctx  # type: ignore[attr-defined]  # read by tools.app_of
     advertise_tools_only(mcp)
-    register_tools(mcp)
+    register_tools(mcp, read_only=isinstance(config, Config) and config.read_only)
     return mcp
 
 
@@ -133,11 +134,15 @@ def serve_stdio(config: Config | ConfigProblem, *, watch: bool = False) -> None:
     try:
         app.run(transport="stdio", show_banner=False)
     finally:
-        # A sync still running when the client goes away stops after its commit in flight,
-        # rather than being cut off inside the embedding or storage libraries at exit.
-        app.app_context.stop_watching(SHUTDOWN_WAIT)  # type: ignore[attr-defined]
-        app.app_context.stop_jobs(timeout=SHUTDOWN_WAIT)  # type: ignore[attr-defined]
-        app.app_context.stop_workers()  # type: ignore[attr-defined]
+        stop_app(app)
+
+
+def stop_app(app: FastMCP) -> None:
+    """A sync still running when the server stops ends after its commit in flight, rather than
+    being cut off inside the embedding or storage libraries at exit; then the workers go."""
+    app.app_context.stop_watching(SHUTDOWN_WAIT)  # type: ignore[attr-defined]
+    app.app_context.stop_jobs(timeout=SHUTDOWN_WAIT)  # type: ignore[attr-defined]
+    app.app_context.stop_workers()  # type: ignore[attr-defined]
 
 
 def main() -> None:

@@ -89,6 +89,8 @@ class ToolSpec:
     fn: Callable[..., Any]
     annotations: dict[str, bool]
     description: str | None
+    # Offered by a read-only server: it only reads, and makes sense without a writer in it.
+    for_readers: bool = True
 
 
 TOOLS: list[ToolSpec] = []
@@ -96,23 +98,29 @@ TOOLS: list[ToolSpec] = []
 _REPORTERS: set[asyncio.Task[None]] = set()
 
 
-def tool(annotations: dict[str, bool]) -> Callable[[Callable[..., T]], Callable[..., T]]:
-    """Record a tool function, its hints and its description in :data:`TOOLS`.
+def tool(
+    annotations: dict[str, bool], *, for_readers: bool | None = None
+) -> Callable[[Callable[..., T]], Callable[..., T]]:
+    """Record a tool function, its hints and its description in :data:`TOOLS`; a tool that
+    writes (or ``for_readers=False``) is left out of a read-only server.
 
     Given a docstring, fastmcp parses it for parameter sections with griffe, whose import costs
     about 85 ms of start-up; ours are plain text (parameters are described by their Field), so
     the text is kept as the description and the docstring removed before registration."""
 
     def record(fn: Callable[..., T]) -> Callable[..., T]:
-        TOOLS.append(ToolSpec(fn, annotations, inspect.getdoc(fn)))
+        readers = annotations["readOnlyHint"] if for_readers is None else for_readers
+        TOOLS.append(ToolSpec(fn, annotations, inspect.getdoc(fn), readers))
         fn.__doc__ = None
         return fn
 
     return record
 
 
-def register_tools(mcp: FastMCP) -> None:
+def register_tools(mcp: FastMCP, *, read_only: bool = False) -> None:
     for spec in TOOLS:
+        if read_only and not spec.for_readers:
+            continue
         mcp.tool(spec.fn, description=spec.description, annotations=spec.annotations)
 
 
@@ -203,7 +211,7 @@ async def sync_start(ctx: Context, scope: Scope = None) -> SyncStarted:
     return result
 
 
-@tool(READ_ONLY)
+@tool(READ_ONLY, for_readers=False)  # no sync job can exist on a read-only server
 async def sync_status(
     ctx: Context,
     jobId: Annotated[str, Field(description="The jobId sync_start returned.")],
