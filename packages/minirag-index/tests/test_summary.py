@@ -39,6 +39,20 @@ def test_after_a_refresh_the_summary_answers_what_lancedb_does(make_index, tmp_p
     assert fresh.is_empty() is False
     assert fresh.recorded_model() == index.store.recorded_model()
     assert fresh.model_problem() is None
+    assert fresh.version() == index.store.version()  # the version status reports
+
+
+def test_the_reported_version_follows_every_commit(make_index):
+    index = make_index()
+    add(index, "/docs/a.md")
+    index.refresh()
+    first = make_index().version()
+    assert first == index.store.version()
+    add(index, "/docs/b.md")  # a commit the summary does not describe: LanceDB answers
+    fresh = make_index()
+    assert fresh.summary() is None and fresh.version() == index.store.version() > first
+    index.refresh()
+    assert make_index().version() == index.store.version()
 
 
 def test_a_summary_from_an_older_table_version_is_ignored(make_index):

@@ -30,7 +30,13 @@ def test_a_reader_over_s3_answers_with_the_token_and_writes_nothing(
         monkeypatch.setenv(name, value)
     assert run_command(["sync"]) == 0
     before = sorted(s3_server.keys(uri))
-    reader_env = {**env, **s3_server.env(), "DB_PATH": uri, "SERVER_LOG": str(tmp_path / "log")}
+    reader_env = {
+        **env,
+        **s3_server.env(),
+        "DB_PATH": uri,
+        "SERVER_LOG": str(tmp_path / "log"),
+        "READ_CONSISTENCY_SECONDS": "1",
+    }
 
     async def ask(url: str) -> tuple[dict, dict, dict]:
         async with Client(url, auth=BearerAuth(TOKEN)) as session:
@@ -38,11 +44,30 @@ def test_a_reader_over_s3_answers_with_the_token_and_writes_nothing(
             mentions = await call(session, "find_mentions", {"terms": ["tomatoes"]})
             return found, mentions, await call(session, "status")
 
+    async def ask_again(url: str) -> dict:
+        """Until the reader finds the writer's new document: bounded at 10 s, well past the
+        reader's 1 s interval (a bound against a hang, not a speed claim)."""
+        async with Client(url, auth=BearerAuth(TOKEN)) as session:
+            for _ in range(20):
+                found = await call(session, "query_documents", {"query": "omega relay dusk"})
+                if found["hits"] and found["hits"][0]["source"] == str(docs / "omega.md"):
+                    break
+                await asyncio.sleep(0.5)
+            return {**found, "status": await call(session, "status")}
+
     with http_server(reader_env, TOKEN, "--read-only") as server:
         found, mentions, status = asyncio.run(ask(server.url))
         refused = httpx2.post(server.url, json={})
+        after_reading = sorted(s3_server.keys(uri))
+        # The writer commits again: the reader answers from the new version within its interval.
+        (docs / "omega.md").write_text("# Omega\n\nThe omega relay hums at dusk.\n", "utf-8")
+        assert run_command(["sync"]) == 0
+        after_sync = sorted(s3_server.keys(uri))
+        later = asyncio.run(ask_again(server.url))
     assert found["hits"][0]["source"] == str(docs / "alpha.md")
     assert [d["displayPath"] for d in mentions["documents"]] == ["garden/tomatoes.md"]
     assert (status["store"], status["readOnly"]) == ("s3", True)
+    assert later["hits"][0]["source"] == str(docs / "omega.md")
+    assert later["status"]["indexVersion"] > status["indexVersion"]
     assert refused.status_code == 401 and "alpha" not in refused.text
-    assert sorted(s3_server.keys(uri)) == before
+    assert after_reading == before and sorted(s3_server.keys(uri)) == after_sync

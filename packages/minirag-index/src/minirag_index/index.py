@@ -266,6 +266,17 @@ class MiniragIndex:
             held = self._summary_held = (key, summary.read_current(self.db_path))
         return held[1]
 
+    def version(self) -> int | None:
+        """The table version answers come from now (it changes with every commit); None
+        without a table. Read from the summary when it is current, so status need not open
+        LanceDB."""
+        from minirag_index import summary
+
+        key = summary.version_key(self.db_path)
+        if key is not None and self.summary() is not None:
+            return summary.manifest_version(key[0])
+        return self.store.version()
+
     # -- the model -------------------------------------------------------------------------
     def recorded_model(self) -> ModelSpec | None:
         """The model the index was embedded with (None: empty, or written before the record)."""

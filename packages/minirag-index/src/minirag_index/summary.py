@@ -77,8 +77,7 @@ def version_key(db_path: IndexLocation | Path | str) -> list[Any] | None:
                 match = _MANIFEST.match(entry.name)
                 if not match:
                     continue
-                number = int(match.group(1))
-                version = _U64_MAX - number if number > 2**63 else number
+                version = manifest_version(entry.name)
                 if newest is None or version > newest[0]:
                     newest = (version, entry)
         if newest is None:
@@ -87,6 +86,15 @@ def version_key(db_path: IndexLocation | Path | str) -> list[Any] | None:
     except OSError:
         return None
     return [newest[1].name, stat.st_size, stat.st_mtime_ns]
+
+
+def manifest_version(name: str) -> int:
+    """The table version a manifest file name (``<n>.manifest``) stands for."""
+    match = _MANIFEST.match(name)
+    if match is None:
+        raise ValueError(f"not a manifest name: {name!r}")
+    number = int(match.group(1))
+    return _U64_MAX - number if number > 2**63 else number
 
 
 def read_current(db_path: IndexLocation | Path | str) -> IndexSummary | None:

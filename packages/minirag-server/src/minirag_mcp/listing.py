@@ -65,6 +65,7 @@ def _index_model_status(ctx: AppContext) -> dict[str, Any]:
         return {"index_model_checked": True}  # nothing indexed yet: indexModel is null
     recorded = index.recorded_model()
     return {
+        "index_version": index.version(),
         "index_model_checked": True,
         "index_model": None if recorded is None else IndexModelOut.of(recorded),
         "index_model_note": UNRECORDED_MODEL_NOTE if recorded is None else None,

@@ -515,6 +515,9 @@ class StatusResult(Result):
     model: str | None = omitted()
     model_error: str | None = omitted()
     read_only: bool | None = omitted()  # READ_ONLY=1 / --read-only: nothing is ever written
+    # The index's table version the answers come from (it grows with every commit): a reader
+    # sees the writer's commits within READ_CONSISTENCY_SECONDS.
+    index_version: int | None = omitted()
     # The model the index records (null: nothing indexed yet, or written before the record).
     index_model: IndexModelOut | None = None
     index_model_checked: bool = Field(default=False, exclude=True)
