@@ -15,6 +15,8 @@ from minirag_ingest.convert import ConversionError, Converted
 from minirag_ingest.reading import FileRead, ReadRequest
 
 HOG_STEP = 16 << 20
+HOLD_STEP_MB = 8
+HOLD_STEP_SECONDS = 0.02
 _KEPT: list[bytearray] = []
 
 
@@ -27,8 +29,15 @@ def scripted(request: ReadRequest, ocr: object = None) -> FileRead:
     if name.startswith("sleep-"):
         time.sleep(float(name.removeprefix("sleep-")))
     elif name.startswith("hold-"):
-        held = bytearray(int(name.removeprefix("hold-").split("-")[0]) << 20)
-        held[::4096] = b"x" * len(held[::4096])  # touch every page
+        # Grown a step at a time, as a converter's memory grows while it parses (400 MB/s), so
+        # the pool's check of what the workers hold together (every GATE_SECONDS) sees it grow.
+        # One bytearray of the whole size at once would be a burst that only RLIMIT_DATA stops.
+        held = []
+        for _ in range(int(name.removeprefix("hold-").split("-")[0]) // HOLD_STEP_MB):
+            block = bytearray(HOLD_STEP_MB << 20)
+            block[::4096] = b"x" * len(block[::4096])  # touch every page
+            held.append(block)
+            time.sleep(HOLD_STEP_SECONDS)
         time.sleep(2.0)
     elif name.startswith("keep-"):
         kept = bytearray(int(name.removeprefix("keep-")) << 20)
