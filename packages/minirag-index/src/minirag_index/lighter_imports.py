@@ -120,12 +120,7 @@ class EnforceOverrides:
 def plain_overrides(name: str = OVERRIDES) -> bool:
     """Give ``overrides`` the ``override`` of ``typing_extensions`` (``typing.override`` as of
     3.12: it marks the method and checks nothing) and a plain ``EnforceOverrides``."""
-    try:
-        from typing_extensions import override
-    except ImportError:  # pragma: no cover - pydantic brings typing_extensions
-
-        def override(method: Any) -> Any:
-            return method
+    from typing_extensions import override  # pydantic's dependency, so always there
 
     names = {"override": override, "overrides": override, "EnforceOverrides": EnforceOverrides}
     return deferred_package(name, names)
