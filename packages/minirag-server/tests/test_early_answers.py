@@ -44,7 +44,11 @@ def server_env(extra: dict[str, str] | None = None) -> dict[str, str]:
 
 
 def converse(
-    env: dict[str, str], *, back_to_back: bool = False, command: list[str] | None = None
+    env: dict[str, str],
+    *,
+    back_to_back: bool = False,
+    command: list[str] | None = None,
+    initialize: dict = INITIALIZE,
 ) -> tuple[list[dict], str, int]:
     """initialize, initialized, tools/list, a status call: each sent after the previous answer
     (or all at once with ``back_to_back``), then stdin closed. The responses, stderr, exit."""
@@ -70,10 +74,10 @@ def converse(
 
     try:
         if back_to_back:
-            send(INITIALIZE, INITIALIZED, TOOLS_LIST, STATUS)
+            send(initialize, INITIALIZED, TOOLS_LIST, STATUS)
             responses = [receive() for _ in range(3)]
         else:
-            send(INITIALIZE)
+            send(initialize)
             responses = [receive()]
             send(INITIALIZED, TOOLS_LIST)
             responses.append(receive())
@@ -160,6 +164,19 @@ def test_a_configuration_change_gives_the_new_tool_list(env: dict, tmp_path: Pat
     assert len(records(env)) == 2, "one record per configuration"
 
 
+def test_another_protocol_version_gets_its_own_answers(env: dict) -> None:
+    older = {**INITIALIZE, "params": {**INITIALIZE["params"], "protocolVersion": "2025-06-18"}}
+    normal, _, _ = converse(server_env({"MINIRAG_EARLY_ANSWERS": "0"}), initialize=older)
+    converse(server_env())  # records the answers of 2025-11-25
+    first, _, _ = converse(server_env(), initialize=older)  # not those: the server answers
+    second, _, _ = converse(server_env(), initialize=older)  # from the record, now
+    assert normal[0]["result"]["protocolVersion"] == "2025-06-18"
+    assert normal[:2] == first[:2] == second[:2]
+    [record_file] = records(env)
+    record = json.loads(record_file.read_text(encoding="utf-8"))
+    assert sorted(record["answers"]) == ["2025-06-18", "2025-11-25"]
+
+
 def test_a_corrupt_record_is_ignored_and_rewritten(env: dict) -> None:
     truth, _, _ = converse(server_env())
     [record_file] = records(env)
@@ -228,3 +245,28 @@ def test_early_answers_import_none_of_the_framework(env: dict) -> None:
     assert json.loads(line.split(" ", 1)[1]) == []
     assert responses[:2] == first[:2]
     assert status_of(responses)["model"] == "not loaded"
+
+
+def test_which_requests_are_answered_from_a_record() -> None:
+    from minirag_mcp import early_answers as rules
+
+    record = {
+        "handshake_versions": ["2025-06-18", "2025-11-25"],
+        "latest_handshake_version": "2025-11-25",
+        "answers": {"2025-11-25": {"initialize": {"a": 1}, "tools/list": {"tools": []}}},
+    }
+    future = {**INITIALIZE["params"], "protocolVersion": "2099-01-01"}
+    older = {**INITIALIZE["params"], "protocolVersion": "2025-06-18"}
+    # The SDK answers a version it does not offer with its latest; one the record has no
+    # answers for is left to the server (and recorded then).
+    assert rules.negotiated_version(future, record) == "2025-11-25"
+    assert rules.record_answers(record, rules.negotiated_version(older, record)) is None
+    assert rules.answerable_initialize(INITIALIZE)
+    assert not rules.answerable_initialize({**INITIALIZE, "params": {"capabilities": {}}})
+    assert rules.answerable_tools_list(TOOLS_LIST)
+    assert not rules.answerable_tools_list({**TOOLS_LIST, "params": {"cursor": "2"}})
+    enveloped = {"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}
+    assert not rules.answerable_tools_list({**TOOLS_LIST, "params": enveloped})
+    assert not rules.enabled({"MINIRAG_EARLY_ANSWERS": "0"})
+    assert not rules.enabled({"MINIRAG_EAGER_IMPORTS": "1"})
+    assert rules.enabled({})
