@@ -17,7 +17,7 @@ from minirag_index.index import (
     SourceHits,
     clamp_top_k,
 )
-from minirag_index.lazy_namespace import defer_rest_client
+from minirag_index.lighter_imports import lighten_imports
 from minirag_index.reconstruct import rebuild_document, rebuild_section
 from minirag_index.scope import in_scope
 from minirag_index.settings import ConfigError, IndexSettings, load_index_settings
@@ -33,9 +33,9 @@ from minirag_index.store import (
 from minirag_index.telemetry import keep_onnxruntime_offline
 
 keep_onnxruntime_offline()
-# Before anything imports LanceDB (our modules import it inside functions): the REST client's
-# API classes, which local tables never use, are imported only if something asks for them.
-defer_rest_client()
+# Before anything imports LanceDB or fastembed (our modules import them inside functions): what
+# their imports cost and this project never uses is skipped or deferred (lighter_imports.py).
+lighten_imports()
 
 __all__ = [
     "DEFAULT_NEIGHBORS",

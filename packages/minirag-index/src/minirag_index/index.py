@@ -10,7 +10,7 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from enum import Enum
@@ -602,11 +602,19 @@ class MiniragIndex:
 
         Taken from the whole index, whatever scope or filter the caller searched with.
         """
+        return self.look_alikes_of([source], limit)[source]
+
+    def look_alikes_of(self, sources: Iterable[str], limit: int = 3) -> dict[str, list[LookAlike]]:
+        """:meth:`look_alikes` of each of ``sources``, from one read of the table's version
+        (a result listing 200 documents would otherwise read it 200 times)."""
         finder, dates = self._look_alike_view()
-        return [
-            LookAlike(other, overlap, dates.get(other))
-            for other, overlap in finder.look_alikes(source, limit=limit)
-        ]
+        return {
+            source: [
+                LookAlike(other, overlap, dates.get(other))
+                for other, overlap in finder.look_alikes(source, limit=limit)
+            ]
+            for source in sources
+        }
 
     def sources(self, scope: str | None = None) -> dict[str, SourceInfo]:
         held = self.summary()

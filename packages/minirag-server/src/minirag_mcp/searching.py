@@ -4,7 +4,7 @@ request's label filter applied first, shaped into their result models.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from minirag_index import DEFAULT_TOP_K
 from minirag_ingest.labels.filtering import LabelView
@@ -22,22 +22,22 @@ from minirag_mcp.results import (
     SourceOut,
 )
 
-if TYPE_CHECKING:
-    pass
 
-
-def _look_alikes_for(ctx: AppContext, source: str) -> list[LookAlikeOut] | None:
-    """Other indexed documents sharing most of this one's text, from the whole index."""
-    rows = [
-        LookAlikeOut(
-            source=other.source,
-            display_path=ctx.display_path(other.source),
-            overlap=round(other.overlap, 2),
-            date=other.date or None,
-        )
-        for other in ctx.index.look_alikes(source)
-    ]
-    return rows or None
+def _look_alikes_of(ctx: AppContext, sources: list[str]) -> dict[str, list[LookAlikeOut] | None]:
+    """Other indexed documents sharing most of each one's text, from the whole index."""
+    return {
+        source: [
+            LookAlikeOut(
+                source=other.source,
+                display_path=ctx.display_path(other.source),
+                overlap=round(other.overlap, 2),
+                date=other.date or None,
+            )
+            for other in others
+        ]
+        or None
+        for source, others in ctx.index.look_alikes_of(sources).items()
+    }
 
 
 # -- searching -------------------------------------------------------------------------------
@@ -70,6 +70,7 @@ def query_documents(
         only = view.matched
     result = ctx.index.search(str(query), top_k=int(top_k), scope=scope or None, sources=only)
     infos = _labelled_infos(ctx, view, {s.source for s in result.sources})
+    alikes = _look_alikes_of(ctx, [s.source for s in result.sources])
     sources = [
         SourceOut(
             source=item.source,
@@ -77,7 +78,7 @@ def query_documents(
             hits=item.hits,
             display_path=ctx.display_path(item.source),
             **(label_fields(infos[item.source]) if item.source in infos else {}),
-            look_alikes=_look_alikes_for(ctx, item.source),
+            look_alikes=alikes[item.source],
         )
         for item in result.sources
     ]
@@ -134,6 +135,7 @@ def find_mentions(
     except ValueError as exc:  # an empty or malformed term
         raise OperationError(str(exc)) from None
     infos = _labelled_infos(ctx, view, {d.source for d in result.documents})
+    alikes = _look_alikes_of(ctx, [d.source for d in result.documents])
     documents = [
         MentionDocumentOut(
             source=doc.source,
@@ -143,7 +145,7 @@ def find_mentions(
             title_match=doc.title_match,
             first_match=None if doc.first_match is None else FirstMatchOut.of(doc.first_match),
             **(label_fields(infos[doc.source]) if doc.source in infos else {}),
-            look_alikes=_look_alikes_for(ctx, doc.source),
+            look_alikes=alikes[doc.source],
         )
         for doc in result.documents
     ]

@@ -1,5 +1,7 @@
-"""LanceDB's REST namespace client is imported only when something uses it (lazy_namespace.py):
-a local index works without it, and whoever does ask for it gets the real package."""
+"""What ``import lancedb`` costs and a local table never uses is skipped (lighter_imports.py):
+the REST namespace client is imported only when something uses it, pandas only when something
+really needs it, and the ``overrides`` package's bytecode checks not at all on Python 3.11. A
+local index works without them, and whoever does ask for them gets the real packages."""
 
 from __future__ import annotations
 
@@ -25,6 +27,9 @@ db.create_table("t", data=[{{"x": 1}}, {{"x": 2}}])
 names = list(db.list_tables().tables)
 rows = db.open_table("t").count_rows()
 before = {API!r} in sys.modules
+pandas_before = "pandas" in sys.modules
+checks_before = "overrides.overrides" in sys.modules
+frame = db.open_table("t").to_pandas()  # a real use of pandas: imported now
 import lance_namespace_urllib3_client as client
 from lance_namespace_urllib3_client import ApiClient, TableApi
 from lance_namespace_urllib3_client.api.table_api import TableApi as direct
@@ -36,6 +41,9 @@ print(json.dumps({{
     "api_client": ApiClient.__module__,
     "version": client.__version__,
     "after_use": {API!r} in sys.modules,
+    "pandas_before_use": pandas_before,
+    "frame": frame["x"].tolist(),
+    "overrides_checks_imported": checks_before,
 }}))
 """
 
@@ -58,15 +66,47 @@ def test_a_local_index_works_without_the_rest_client_which_loads_when_used(tmp_p
     assert result["same_class"] is True  # asked for, it is the real package
     assert result["api_client"] == "lance_namespace_urllib3_client.api_client"
     assert result["version"] and result["after_use"] is True
+    assert result["pandas_before_use"] is False  # not for pyarrow's probe at import
+    assert result["frame"] == [1, 2]  # but there when a DataFrame is asked for
+    if sys.version_info < (3, 12):  # LanceDB takes overrides' decorator on 3.11 only
+        assert result["overrides_checks_imported"] is False
 
 
-def test_the_stand_in_can_be_turned_off(tmp_path):
+def test_the_stand_ins_can_be_turned_off(tmp_path):
     result = probe(tmp_path, MINIRAG_EAGER_IMPORTS="1")
     assert result["api_before_use"] is True and result["same_class"] is True
+    assert result["pandas_before_use"] is True and result["frame"] == [1, 2]
+    if sys.version_info < (3, 12):
+        assert result["overrides_checks_imported"] is True
+
+
+@pytest.mark.skipif(sys.version_info >= (3, 12), reason="LanceDB uses typing.override on 3.12+")
+def test_overrides_gives_plain_override_and_the_real_package_for_any_other_name(monkeypatch):
+    from minirag_index.lighter_imports import EnforceOverrides, plain_overrides
+
+    for name in [m for m in sys.modules if m == "overrides" or m.startswith("overrides.")]:
+        monkeypatch.delitem(sys.modules, name)
+    assert plain_overrides() is True
+    import overrides
+
+    class Base(overrides.EnforceOverrides):
+        def run(self) -> int:
+            return 1
+
+    class Child(Base):
+        @overrides.override
+        def run(self) -> int:
+            return 2
+
+    assert Child().run() == 2 and Child.run.__override__ is True  # marked, as typing's does
+    assert overrides.EnforceOverrides is EnforceOverrides
+    assert "overrides.overrides" not in sys.modules  # nothing was checked or imported
+    assert overrides.__VERSION__  # another name: the real package, in full
+    assert "overrides.overrides" in sys.modules
 
 
 def test_an_unknown_name_is_still_an_attribute_error(monkeypatch):
-    from minirag_index.lazy_namespace import defer_rest_client
+    from minirag_index.lighter_imports import defer_rest_client
 
     for name in [m for m in sys.modules if m.startswith("lance_namespace_urllib3_client")]:
         monkeypatch.delitem(sys.modules, name)
