@@ -36,6 +36,7 @@ from minirag_mcp import early_answers as rules
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
+    from pathlib import Path
     from typing import Any, BinaryIO
 
 DRAIN_WAIT = 10.0  # seconds the writer gets to copy the server's last lines at the end
@@ -52,7 +53,7 @@ def serving_early() -> Iterator[None]:
         return
     try:
         front = Front.start()
-    except (OSError, ValueError):  # no real stdin/stdout descriptors: serve as before
+    except Exception:  # no real stdin/stdout descriptors, say: the server starts as before
         yield
         return
     try:
@@ -62,21 +63,22 @@ def serving_early() -> Iterator[None]:
 
 
 class Front:
-    def __init__(self, client_in: BinaryIO, client_out: BinaryIO, server_in: int, server_out: int):
-        self.client_in = client_in
-        self.client_out = client_out
-        self.server_in = server_in  # write end of the server's stdin pipe
-        self.server_out = os.fdopen(server_out, "rb")  # read end of its stdout pipe
+    client_in: BinaryIO  # the real stdin and stdout, on private descriptors
+    client_out: BinaryIO
+    server_in: int  # write end of the server's stdin pipe
+    server_out: BinaryIO  # read end of its stdout pipe
+
+    def __init__(self, folder: Path, key: str) -> None:
+        self.folder = folder
+        self.key = key
+        self.record = rules.read_record(folder, key)
         self.out_lock = threading.Lock()  # whole lines on the real stdout
         self.in_lock = threading.Lock()  # whole lines into the server's stdin
         self.state_lock = threading.Lock()
         self.end_marker = f"\x00minirag-front-end-{os.urandom(16).hex()}\n".encode()
         self.private_id = f"{rules.PRIVATE_ID_PREFIX}{os.urandom(16).hex()}"
-        self.folder = rules.records_folder(os.environ)
-        self.key = rules.fingerprint(rules.fingerprint_inputs())
-        self.record = rules.read_record(self.folder, self.key)
-        # Filled as the session goes: the client's initialize id and negotiated version,
-        # whether it was answered early, the real answers seen.
+        # Filled as the session goes: the client's initialize id, whether it was answered
+        # early, the real answers seen.
         self.init_id: int | str | None = None
         self.early: dict[str, Any] | None = None  # the recorded answers given, if any
         self.waiting_list = False  # an early initialize was given: the next tools/list too
@@ -90,15 +92,20 @@ class Front:
 
     @classmethod
     def start(cls) -> Front:
+        """Everything that can fail comes before the descriptors are moved."""
+        front = cls(rules.records_folder(os.environ), rules.fingerprint(rules.fingerprint_inputs()))
         sys.stdout.flush()
         real_in, real_out = os.dup(0), os.dup(1)  # non-inheritable: children never hold them
         in_read, in_write = os.pipe()
         out_read, out_write = os.pipe()
+        front.client_in = os.fdopen(real_in, "rb")
+        front.client_out = os.fdopen(real_out, "wb")
+        front.server_in = in_write
+        front.server_out = os.fdopen(out_read, "rb")
         os.dup2(in_read, 0)
         os.dup2(out_write, 1)
         os.close(in_read)
         os.close(out_write)
-        front = cls(os.fdopen(real_in, "rb"), os.fdopen(real_out, "wb"), in_write, out_read)
         front.writer.start()
         front.reader.start()
         return front
@@ -108,7 +115,8 @@ class Front:
     def _copy_in(self) -> None:
         try:
             for line in self.client_in:
-                message = self._parse(line) if not self.asked else None
+                watching = not self.asked or self.waiting_list
+                message = self._parse(line) if watching else None
                 if not self._answer_early(message):
                     self._note_request(message)
                     self._to_server(line)
