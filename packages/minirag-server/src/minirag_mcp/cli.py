@@ -17,9 +17,12 @@ def main(argv: list[str] | None = None) -> None:
     """Entry point: no arguments starts the server without loading the CLI machinery."""
     args = sys.argv[1:] if argv is None else argv
     if not args:
-        from minirag_mcp.server import main as server_main
+        from minirag_mcp.early_front import serving_early
 
-        server_main()
+        with serving_early():  # before the framework's import: see early_front.py
+            from minirag_mcp.server import main as server_main
+
+            server_main()
         return
     from minirag_mcp import interrupt
 

@@ -131,9 +131,12 @@ def serve(
     if not http:
         if host != "127.0.0.1" or port != 8765 or allow_remote:
             raise UsageError("--host, --port and --allow-remote go with --http")
-        from minirag_mcp.server import serve_stdio
+        from minirag_mcp.early_front import serving_early
 
-        serve_stdio(config, watch=watch)
+        with serving_early():  # answers the first two requests while fastmcp is imported
+            from minirag_mcp.server import serve_stdio
+
+            serve_stdio(config, watch=watch)
         return EXIT_OK
     from minirag_index.settings import ConfigError
     from minirag_mcp.http_serve import serve_http
