@@ -270,3 +270,15 @@ def test_which_requests_are_answered_from_a_record() -> None:
     assert not rules.enabled({"MINIRAG_EARLY_ANSWERS": "0"})
     assert not rules.enabled({"MINIRAG_EAGER_IMPORTS": "1"})
     assert rules.enabled({})
+
+
+def test_the_record_lives_in_the_cache_folder_the_index_settings_use(tmp_path: Path) -> None:
+    """early_answers.py repeats CACHE_DIR's default so as not to import pydantic at start:
+    the two must name the same folder, with CACHE_DIR set and without."""
+    from minirag_index.settings import IndexSettings, default_cache_dir
+    from minirag_mcp.early_answers import records_folder
+
+    assert records_folder({}) == default_cache_dir() / "early-answers"
+    chosen = tmp_path / "cache"
+    settings = IndexSettings(CACHE_DIR=chosen)
+    assert records_folder({"CACHE_DIR": str(chosen)}) == settings.CACHE_DIR / "early-answers"
