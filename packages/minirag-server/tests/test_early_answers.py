@@ -193,8 +193,8 @@ def test_a_corrupt_record_is_ignored_and_rewritten(env: dict) -> None:
 def test_back_to_back_requests_are_answered_in_order(env: dict, start: str) -> None:
     if start == "recorded":
         converse(server_env())
-    responses, _, code = converse(server_env(), back_to_back=True)
-    assert code == 0
+    responses, err, code = converse(server_env(), back_to_back=True)
+    assert code == 0, err
     assert [r["id"] for r in responses] == [0, 1, 2]
     assert responses[0]["result"]["serverInfo"]["name"] == "minirag"
     assert "status" in tool_names(responses)
@@ -236,7 +236,7 @@ def test_early_answers_import_none_of_the_framework(env: dict) -> None:
     def run(hold: bool) -> tuple[list[dict], str]:
         script = HOLD_BACK.format(framework=set(FRAMEWORK), hold=hold)
         responses, err, code = converse(server_env(), command=[sys.executable, "-c", script])
-        assert code == 0
+        assert code == 0, err
         return responses, err
 
     first, _ = run(hold=False)  # writes the record
@@ -282,3 +282,24 @@ def test_the_record_lives_in_the_cache_folder_the_index_settings_use(tmp_path: P
     chosen = tmp_path / "cache"
     settings = IndexSettings(CACHE_DIR=chosen)
     assert records_folder({"CACHE_DIR": str(chosen)}) == settings.CACHE_DIR / "early-answers"
+
+
+def test_the_front_splits_lines_only_at_newlines_whatever_the_reads(tmp_path: Path) -> None:
+    from minirag_mcp.early_front import lines_of
+
+    long_line = b'{"q": "' + b"x" * 200_000 + b'"}\n'  # several reads of the pipe
+    data = b'{"a": 1}\n' + long_line + b'{"b": "carriage\rreturn"}\n\n{"last": true}'
+    source = tmp_path / "lines"
+    source.write_bytes(data)
+    fd = os.open(source, os.O_RDONLY)
+    try:
+        lines = list(lines_of(fd))
+    finally:
+        os.close(fd)
+    assert lines == [
+        b'{"a": 1}\n',
+        long_line,
+        b'{"b": "carriage\rreturn"}\n',
+        b"\n",
+        b'{"last": true}',
+    ]

@@ -19,6 +19,11 @@ case, since the client got the old ones). End of the real stdin closes the serve
 the server stops as it always has; :func:`serving_early` then waits for every line to be
 written before returning.
 
+The threads read and write the descriptors with ``os.read``/``os.write``, never through
+Python's buffered file objects: a daemon thread still blocked inside one of those when the
+interpreter shuts down holds its lock, and Python then aborts the process (SIGABRT) instead of
+exiting 0.
+
 The rules (what is answered, the fingerprint, the record) are in :mod:`early_answers`; this
 module and that one import nothing of the framework.
 """
@@ -37,7 +42,7 @@ from minirag_mcp import early_answers as rules
 if TYPE_CHECKING:
     from collections.abc import Iterator
     from pathlib import Path
-    from typing import Any, BinaryIO
+    from typing import Any
 
 DRAIN_WAIT = 10.0  # seconds the writer gets to copy the server's last lines at the end
 CHECK_WAIT = 10.0  # seconds the server's answer to the private tools/list is awaited at the end
@@ -62,11 +67,35 @@ def serving_early() -> Iterator[None]:
         front.finish()
 
 
+def lines_of(fd: int) -> Iterator[bytes]:
+    """The lines read from ``fd`` until its end, each with its newline (the last one may
+    have none)."""
+    pending = bytearray()
+    while chunk := os.read(fd, 1 << 16):
+        start = len(pending)
+        pending += chunk
+        end = pending.rfind(b"\n", start)
+        if end < 0:
+            continue
+        whole = bytes(pending[:end])
+        del pending[: end + 1]
+        for line in whole.split(b"\n"):
+            yield line + b"\n"
+    if pending:
+        yield bytes(pending)
+
+
+def write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
 class Front:
-    client_in: BinaryIO  # the real stdin and stdout, on private descriptors
-    client_out: BinaryIO
+    client_in: int  # the real stdin and stdout, on private descriptors
+    client_out: int
     server_in: int  # write end of the server's stdin pipe
-    server_out: BinaryIO  # read end of its stdout pipe
+    server_out: int  # read end of its stdout pipe
 
     def __init__(self, folder: Path, key: str) -> None:
         self.folder = folder
@@ -98,10 +127,8 @@ class Front:
         real_in, real_out = os.dup(0), os.dup(1)  # non-inheritable: children never hold them
         in_read, in_write = os.pipe()
         out_read, out_write = os.pipe()
-        front.client_in = os.fdopen(real_in, "rb")
-        front.client_out = os.fdopen(real_out, "wb")
-        front.server_in = in_write
-        front.server_out = os.fdopen(out_read, "rb")
+        front.client_in, front.client_out = real_in, real_out
+        front.server_in, front.server_out = in_write, out_read
         os.dup2(in_read, 0)
         os.dup2(out_write, 1)
         os.close(in_read)
@@ -114,7 +141,7 @@ class Front:
 
     def _copy_in(self) -> None:
         try:
-            for line in self.client_in:
+            for line in lines_of(self.client_in):
                 watching = not self.asked or self.waiting_list
                 message = self._parse(line) if watching else None
                 if not self._answer_early(message):
@@ -185,7 +212,7 @@ class Front:
             if not self.stdin_open:
                 return
             with contextlib.suppress(OSError):  # the server has gone: nothing more to give it
-                os.write(self.server_in, line if line.endswith(b"\n") else line + b"\n")
+                write_all(self.server_in, line if line.endswith(b"\n") else line + b"\n")
 
     def _close_server_in(self) -> None:
         with self.in_lock:
@@ -196,15 +223,11 @@ class Front:
     # -- server → client ---------------------------------------------------------------------
 
     def _to_client(self, line: bytes) -> None:
-        with self.out_lock:
-            try:
-                self.client_out.write(line)
-                self.client_out.flush()
-            except (OSError, ValueError):  # the client has gone
-                pass
+        with self.out_lock, contextlib.suppress(OSError):  # the client has gone
+            write_all(self.client_out, line)
 
     def _copy_out(self) -> None:
-        for line in self.server_out:
+        for line in lines_of(self.server_out):
             if line == self.end_marker:
                 return
             if not self._own_response(line):
@@ -276,8 +299,8 @@ class Front:
         with contextlib.suppress(OSError, ValueError):
             sys.stdout.flush()
         with contextlib.suppress(OSError):
-            os.write(1, self.end_marker)
+            write_all(1, self.end_marker)
         self.writer.join(DRAIN_WAIT)
         with contextlib.suppress(OSError):
-            os.dup2(self.client_out.fileno(), 1)
+            os.dup2(self.client_out, 1)
         self._close_server_in()

@@ -151,7 +151,8 @@ def serve_http(
     if not is_loopback(host):
         log.warning("listening on %s without TLS: put a TLS-terminating proxy in front", host)
     app = create_app(config, watch=watch)
-    app.add_middleware(WarmUpAfterInitialize())
+    warm_up = WarmUpAfterInitialize()
+    app.add_middleware(warm_up)
     mode = "read-only" if config.read_only else "read-write"
     print(f"minirag: serving {mode} at {plan.url} (Ctrl-C to stop)", file=sys.stderr, flush=True)
     try:
@@ -168,4 +169,5 @@ def serve_http(
             uvicorn_config={"log_level": "warning"},
         )
     finally:
+        warm_up.stop()
         stop_app(app)

@@ -126,7 +126,8 @@ def serve_stdio(config: Config | ConfigProblem, *, watch: bool = False) -> None:
     from minirag_mcp.warmup import WarmUpAfterInitialize
 
     app = create_app(config, watch=watch)
-    app.add_middleware(WarmUpAfterInitialize())
+    warm_up = WarmUpAfterInitialize()
+    app.add_middleware(warm_up)
     from minirag_mcp import timings
 
     if timings.enabled():  # MINIRAG_TIMINGS=1: per-call timings on stderr (bench/mcp_query.py)
@@ -134,6 +135,7 @@ def serve_stdio(config: Config | ConfigProblem, *, watch: bool = False) -> None:
     try:
         app.run(transport="stdio", show_banner=False)
     finally:
+        warm_up.stop()
         stop_app(app)
 
 

@@ -10,6 +10,11 @@ No model is loaded and no index is opened: that still happens on first use.
 The imports hold the GIL for over a second, so they wait until the client has its tool list:
 a client sends ``tools/list`` right after ``initialize``, and importing beside it would slow
 that answer. A client that never lists tools gets the warm-up a second after ``initialize``.
+
+When the server stops, :meth:`WarmUpAfterInitialize.stop` cancels a warm-up not yet begun and
+waits for one under way: an extension module still being imported on a daemon thread while the
+interpreter shuts down can make Python abort (seen as "Fatal Python error: PyGILState_Release"
+and exit status -6 when a client disconnects right after its first call).
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ WARM_MODULES = ("lancedb", "fastembed")
 # Long enough for the tools/list response to be written before the imports take the GIL.
 WARM_DELAY = 0.2
 WARM_DELAY_WITHOUT_LIST = 1.0
+STOP_WAIT = 60.0  # seconds a stopping server waits for an import under way
 
 
 def warm_imports(modules: tuple[str, ...] = WARM_MODULES) -> None:
@@ -46,13 +52,25 @@ class WarmUpAfterInitialize(Middleware):
         self._lock = threading.Lock()
         self._timer: threading.Timer | None = None
         self._listed = False
+        self._stopped = False
 
     def _schedule(self, delay: float) -> None:
+        if self._stopped:
+            return
         if self._timer is not None:
             self._timer.cancel()
         self._timer = threading.Timer(delay, warm_imports)
         self._timer.daemon = True
         self._timer.start()
+
+    def stop(self, timeout: float = STOP_WAIT) -> None:
+        """No warm-up from now on; one that has begun importing is waited for."""
+        with self._lock:
+            self._stopped = True
+            timer = self._timer
+        if timer is not None:
+            timer.cancel()
+            timer.join(timeout)
 
     async def on_initialize(self, context: Any, call_next: Any) -> Any:
         result = await call_next(context)
