@@ -72,7 +72,7 @@ def test_a_failing_keyword_side_is_reported(make_index, monkeypatch):
     index = make_index()
     add(index, "/d/a.md", "alpha")
 
-    def broken(*args):
+    def broken(*args, **kwargs):
         raise RuntimeError("index file missing")
 
     monkeypatch.setattr(index.store, "keyword_search", broken)

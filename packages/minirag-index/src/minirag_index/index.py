@@ -346,7 +346,7 @@ class MiniragIndex:
         keyword_rows: list[dict[str, Any]] = []
         keyword_error = None
         future = (
-            self._keyword_pool.submit(self.keyword_rows, query, n, where, snapshot)
+            self._keyword_pool.submit(self.keyword_rows, query, n, where, snapshot, version)
             if weight > 0
             else None
         )
@@ -390,12 +390,18 @@ class MiniragIndex:
         return self.store.vector_search(vector, limit, where)
 
     def keyword_rows(
-        self, query: str, limit: int, where: str | None, snapshot: Snapshot | None = None
+        self,
+        query: str,
+        limit: int,
+        where: str | None,
+        snapshot: Snapshot | None = None,
+        version: Version = READ,
     ) -> list[dict[str, Any]]:
         """The keyword (BM25) side of a search: the ``limit`` best chunks, with ``_score``."""
+        searchable = self._per_version("keyword columns", self.store.keyword_columns, version)
         if snapshot is None:
-            return self.store.keyword_search(query, limit, where)
-        scored = self.store.keyword_search(query, limit, where, ["id"])
+            return self.store.keyword_search(query, limit, where, searchable=searchable)
+        scored = self.store.keyword_search(query, limit, where, ["id"], searchable=searchable)
         return snapshot.rows_by_id([(row["id"], row["_score"]) for row in scored])
 
     def snapshot(self, version: Version = READ) -> Snapshot | None:
