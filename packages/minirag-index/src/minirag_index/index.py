@@ -98,6 +98,9 @@ class SearchResult:
     parents: dict[str, str]
     keyword_error: str | None = None
     notice: str | None = None
+    #: The table version the search read, for follow-up reads of the same state
+    #: (:meth:`MiniragIndex.look_alikes_of`).
+    version: Version = READ
 
 
 @dataclass(frozen=True)
@@ -367,6 +370,7 @@ class MiniragIndex:
             sources=_sources_in_rank_order(hits),
             parents=self.sections([h.parent_id for h in hits], snapshot, version),
             keyword_error=keyword_error,
+            version=version,
         )
 
     def _has_rows_under(self, scope: str, where: str | None, snapshot: Snapshot | None) -> bool:
@@ -589,7 +593,9 @@ class MiniragIndex:
         for source, first in firsts:
             first.pages = pages.get((source, first.chunk_index))
 
-    def _look_alike_view(self) -> tuple[LookAlikeIndex, dict[str, str | None]]:
+    def _look_alike_view(
+        self, version: Version = READ
+    ) -> tuple[LookAlikeIndex, dict[str, str | None]]:
         def build() -> tuple[LookAlikeIndex, dict[str, str | None]]:
             from minirag_index.lookalike import LookAlikeIndex
 
@@ -601,7 +607,7 @@ class MiniragIndex:
             dates = dict(zip(sources, data.column("doc_date").to_pylist(), strict=True))
             return LookAlikeIndex(list(zip(sources, signatures, strict=True))), dates
 
-        return self._per_version("lookalikes", build)
+        return self._per_version("lookalikes", build, version)
 
     def look_alikes(self, source: str, limit: int = 3) -> list[LookAlike]:
         """Other documents sharing at least half their five-word runs with ``source``.
@@ -610,10 +616,13 @@ class MiniragIndex:
         """
         return self.look_alikes_of([source], limit)[source]
 
-    def look_alikes_of(self, sources: Iterable[str], limit: int = 3) -> dict[str, list[LookAlike]]:
+    def look_alikes_of(
+        self, sources: Iterable[str], limit: int = 3, version: Version = READ
+    ) -> dict[str, list[LookAlike]]:
         """:meth:`look_alikes` of each of ``sources``, from one read of the table's version
-        (a result listing 200 documents would otherwise read it 200 times)."""
-        finder, dates = self._look_alike_view()
+        (a result listing 200 documents would otherwise read it 200 times); ``version`` when
+        the caller has it (a :class:`SearchResult`'s)."""
+        finder, dates = self._look_alike_view(version)
         return {
             source: [
                 LookAlike(other, overlap, dates.get(other))

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from minirag_index import DEFAULT_TOP_K
+from minirag_index.index import READ, Version
 from minirag_ingest.labels.filtering import LabelView
 from minirag_mcp.context import AppContext
 from minirag_mcp.labelling import apply_label_filter, filter_fields, label_fields, label_view
@@ -23,8 +24,11 @@ from minirag_mcp.results import (
 )
 
 
-def _look_alikes_of(ctx: AppContext, sources: list[str]) -> dict[str, list[LookAlikeOut] | None]:
-    """Other indexed documents sharing most of each one's text, from the whole index."""
+def _look_alikes_of(
+    ctx: AppContext, sources: list[str], version: Version = READ
+) -> dict[str, list[LookAlikeOut] | None]:
+    """Other indexed documents sharing most of each one's text, from the whole index (at
+    ``version``, the one a search read, when given)."""
     return {
         source: [
             LookAlikeOut(
@@ -36,7 +40,7 @@ def _look_alikes_of(ctx: AppContext, sources: list[str]) -> dict[str, list[LookA
             for other in others
         ]
         or None
-        for source, others in ctx.index.look_alikes_of(sources).items()
+        for source, others in ctx.index.look_alikes_of(sources, version=version).items()
     }
 
 
@@ -70,7 +74,7 @@ def query_documents(
         only = view.matched
     result = ctx.index.search(str(query), top_k=int(top_k), scope=scope or None, sources=only)
     infos = _labelled_infos(ctx, view, {s.source for s in result.sources})
-    alikes = _look_alikes_of(ctx, [s.source for s in result.sources])
+    alikes = _look_alikes_of(ctx, [s.source for s in result.sources], result.version)
     sources = [
         SourceOut(
             source=item.source,
