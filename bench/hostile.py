@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import collections
+import json
 import os
 import sys
 import tempfile
@@ -78,6 +79,8 @@ async def run_sync(env: dict[str, str], cwd: Path) -> tuple[dict, float, dict]:
             await asyncio.sleep(1.0)
         seconds = time.perf_counter() - started
         listed = c.tool_json(await session.call_tool("list_files", {}))
+        after = c.tool_json(await session.call_tool("status", {}))  # the server still answers
+        print(f"status   answered after the sync: {json.dumps(after)[:300]}")
         return status, seconds, listed
 
 

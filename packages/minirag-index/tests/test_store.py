@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import threading
-
 import numpy as np
 import pytest
 
 from minirag_index import ChunkInput, IndexMismatchError, MiniragIndex, SourceDoc
 from minirag_index.store import Store
 from testsupport.files import files_under
+from testsupport.readers import counts_seen_while, errors_of_writers_at_once
 
 
 def vectors(n: int, dim: int = 384) -> list[np.ndarray]:
@@ -24,45 +23,25 @@ def chunks(n: int, tag: str) -> list[ChunkInput]:
 def test_replacing_a_source_is_one_commit_for_a_concurrent_reader(tmp_path):
     writer = Store(tmp_path / "db")
     writer.replace_source(SourceDoc("/d/a.md"), chunks(3, "v0"), vectors(3))
-    seen: list[int] = []
-    done = threading.Event()
 
-    def read() -> None:
-        reader = Store(tmp_path / "db")  # its own connection, like another process
-        while not done.is_set():
-            seen.append(reader.count_rows("source = '/d/a.md'"))
-
-    thread = threading.Thread(target=read)
-    thread.start()
-    try:
+    def write() -> None:
         for i in range(50):
             n = 3 if i % 2 else 5
             writer.replace_source(SourceDoc("/d/a.md"), chunks(n, f"v{i}"), vectors(n))
-    finally:
-        done.set()
-        thread.join()
+
+    seen = counts_seen_while(tmp_path / "db", "source = '/d/a.md'", write)
     assert len(seen) > 10
     assert set(seen) <= {3, 5}, f"a reader saw {sorted(set(seen) - {3, 5})} chunks"
 
 
 def test_two_writers_replacing_one_source_leave_one_copy(tmp_path):
-    errors = []
-
     def write(tag: str) -> None:
         store = Store(tmp_path / "db")
-        try:
-            for i in range(10):
-                store.replace_source(SourceDoc("/d/a.md"), chunks(4, f"{tag}{i}"), vectors(4))
-        except Exception as exc:  # pragma: no cover - reported below
-            errors.append(exc)
+        for i in range(10):
+            store.replace_source(SourceDoc("/d/a.md"), chunks(4, f"{tag}{i}"), vectors(4))
 
     Store(tmp_path / "db").replace_source(SourceDoc("/d/a.md"), chunks(4, "x"), vectors(4))
-    threads = [threading.Thread(target=write, args=(t,)) for t in "ab"]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert errors == []
+    assert errors_of_writers_at_once("ab", write) == []
     assert Store(tmp_path / "db").count_rows("source = '/d/a.md'") == 4
 
 

@@ -171,9 +171,12 @@ def rows_table(
     now: float,
     schema: pa.Schema,
     model: ModelSpec | None = None,
+    *,
+    first_index: int = 0,
 ) -> pa.Table:
     """The rows of ``items`` as one Arrow table, built column by column, with the columns
-    ``schema`` has (an older table may lack some). ``model`` made the vectors.
+    ``schema`` has (an older table may lack some). ``model`` made the vectors. Each item's
+    chunks are numbered from ``first_index`` (a slice of a document stored in parts).
 
     One long document - tens of thousands of chunks, all stored in one commit - is what this
     costs memory for: as a dict per row with the vector as a list of Python floats, it took
@@ -185,7 +188,7 @@ def rows_table(
     field = schema.field(at)
     columns: dict[str, list[Any]] = {name: [] for name in schema.names if name != "vector"}
     for doc, chunks, _ in items:
-        for index, chunk in enumerate(chunks):
+        for index, chunk in enumerate(chunks, start=first_index):
             values = table_fields(doc, index, chunk, now, model)
             for name, column in columns.items():
                 column.append(values[name])

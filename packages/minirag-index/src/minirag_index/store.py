@@ -3,7 +3,8 @@
 Every row is one chunk and carries its source's metadata (hash, size, mtime, title, scheme,
 labels, date…; the columns are declared in :mod:`minirag_index.schema`), so replacing a source
 is a single ``merge_insert``: a reader sees the old set or the new one, never a mix or a gap,
-and two writers replacing the same source leave one copy.
+and two writers replacing the same source leave one copy. A source too large for one merge
+is stored in two commits instead (:mod:`minirag_index.parted_write` says what a reader sees).
 
 The ``vector`` column's metadata records the embedding model the vectors were made with (id,
 width, prefix rule); an index refuses to mix another model's vectors or queries with them. An
@@ -33,6 +34,7 @@ from minirag_index.model_spec import (
     model_from_metadata,
     model_metadata,
 )
+from minirag_index.parted_write import is_large, store_in_parts
 from minirag_index.schema import (
     CHUNK_COLUMNS,
     SOURCE_COLUMNS,
@@ -305,7 +307,8 @@ class Store:
         replaces: Iterable[str] = (),
         model: ModelSpec | None = None,
     ) -> int:
-        """Store several sources, each with exactly its chunks, all in one commit. ``model``,
+        """Store several sources, each with exactly its chunks, all in one commit (a source
+        of more than :data:`~minirag_index.parted_write.MERGE_ROWS` chunks in two). ``model``,
         the one the vectors were made with, is checked against the index's record; only
         vectors stored with their model are found again by :meth:`vectors_for`."""
         for doc, chunks, vectors in items:
@@ -317,6 +320,16 @@ class Store:
             return 0
         table = self.table_for_writing(len(items[0][2][0]), model)
         now = time.time()
+        large = [item for item in items if is_large(item[1])]
+        if large:  # each in two streamed commits (parted_write.py), the rest merged as usual
+            rest = [item for item in items if not is_large(item[1])]
+            stored = self.replace_sources(rest, replaces=replaces, model=model) if rest else 0
+            for position, item in enumerate(large):
+                moved = replaces if not rest and position == 0 else ()
+                stored += store_in_parts(
+                    table, item, now=now, model=model, replaces=moved, retry=_retry
+                )
+            return stored
         owners = {doc.source for doc, _, _ in items} | set(replaces)
         where = "source IN (" + ", ".join(sql_string(s) for s in sorted(owners)) + ")"
         data = rows_table(items, now, table.schema, model)

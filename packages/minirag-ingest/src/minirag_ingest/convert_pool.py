@@ -47,6 +47,7 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any
 
+from minirag_index.heap import release_freed_memory
 from minirag_ingest.errors import ConversionError
 from minirag_ingest.plugins import OcrEngine
 from minirag_ingest.reading import FileRead, ReadRequest, read_contained
@@ -486,6 +487,10 @@ def _worker_main(conn: Any, max_memory: int, ocr: OcrEngine | None, task: Task) 
             conn.send(("error", (error, None)))
         if reply[0] == "memory":
             os._exit(MEMORY_EXIT)  # after a failed allocation nothing in here is trusted
+        del reply
+        # An idle worker would otherwise keep the heap of its largest conversion (a 50 MB
+        # text: some 400 MiB) while the server embeds what it sent.
+        release_freed_memory()
 
 
 def _cause(exc: BaseException) -> BaseException | None:
