@@ -19,7 +19,7 @@ later one's rows remain.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from minirag_index.model_spec import ModelSpec
 from minirag_index.schema import ChunkInput, SourceDoc, rows_table
@@ -33,8 +33,6 @@ if TYPE_CHECKING:
 MERGE_ROWS = 20_000
 APPEND_ROWS = 4_096
 
-T = TypeVar("T")
-
 
 def is_large(chunks: Sequence[ChunkInput]) -> bool:
     return len(chunks) > MERGE_ROWS
@@ -47,7 +45,7 @@ def store_in_parts(
     now: float,
     model: ModelSpec | None,
     replaces: Iterable[str] = (),
-    retry: Callable[[Callable[[], T]], T],
+    retry: Callable[[Callable[[], Any]], Any],
 ) -> int:
     """Store one source's rows as described above; the number of rows stored."""
     doc, chunks, vectors = item

@@ -19,7 +19,7 @@ _TABLE_DELIMITER = re.compile(r"[ \t]*\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t
 _SLIDE_MARKER = re.compile(r"[ \t]*<!--[ \t]*Slide number:[ \t]*(\d+)[ \t]*-->[ \t]*")
 
 
-@dataclass
+@dataclass(slots=True)  # a line each: 3 million for an 18 MB code listing
 class Line:
     start: int
     end: int  # exclusive, before the newline (a trailing "\r" is included)
@@ -49,7 +49,7 @@ def strip_span(doc: str, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
-@dataclass
+@dataclass(slots=True)
 class Block:
     kind: str  # "heading" | "paragraph" | "table" | "code" | "slide"
     start: int

@@ -108,7 +108,7 @@ _SPLITTERS = {
 }
 
 
-@dataclass
+@dataclass(slots=True)
 class Unit:
     """A structural piece of a section: the smallest thing the section cap may cut between."""
 
@@ -137,7 +137,7 @@ def content_anchor(text: str, one_in: int) -> bool:
     return zlib.crc32(text.encode("utf-8", "surrogatepass")) % one_in == 0
 
 
-@dataclass
+@dataclass(slots=True)
 class Atom:
     start: int
     end: int
@@ -149,7 +149,7 @@ class Atom:
     paragraph: int = 0  # which of the section's paragraphs it belongs to (see Packer.pack)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class _Piece:
     """Atoms ``[i, j)`` of a section packed into one chunk, with the chunk's context."""
 
