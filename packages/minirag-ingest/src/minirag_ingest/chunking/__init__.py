@@ -19,7 +19,7 @@ from dataclasses import replace
 
 from minirag_index.reconstruct import chunk_body, make_seam, rebuild_document, rebuild_section
 
-from ._blocks import split_lines
+from ._blocks import Lines
 from ._carve import (
     cap_sections,
     carve_generic,
@@ -84,7 +84,7 @@ def chunk_markdown(
     """
     if not MIN_BUDGET <= budget <= MAX_BUDGET:
         raise ValueError(f"budget must be between {MIN_BUDGET} and {MAX_BUDGET}, got {budget}")
-    lines = split_lines(markdown)
+    lines = Lines(markdown)
     category = detect_category(markdown, lines)
     packer = Packer(markdown, count_tokens, budget)
     if category == "transcript":

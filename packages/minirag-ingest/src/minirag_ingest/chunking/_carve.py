@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from ._blocks import Block, Line, parse_blocks, strip_span
+from ._blocks import Block, Lines, parse_blocks, strip_span
 from ._detect import timestamp_seconds
 from ._model import SECTION_CHAR_CAP, TRANSCRIPT_WINDOW_SECONDS
 from ._pack import (
@@ -189,7 +189,7 @@ def _opening(unit: Unit, doc: str) -> str:
 # ----- per category ---------------------------------------------------------------------------
 
 
-def carve_headings(doc: str, lines: list[Line], packer: Packer) -> list[SectionPlan]:
+def carve_headings(doc: str, lines: Lines, packer: Packer) -> list[SectionPlan]:
     blocks = parse_blocks(doc, lines)
     plans: list[SectionPlan] = []
     index = 0
@@ -231,7 +231,7 @@ def carve_headings(doc: str, lines: list[Line], packer: Packer) -> list[SectionP
     return plans
 
 
-def carve_generic(doc: str, lines: list[Line], packer: Packer) -> list[SectionPlan]:
+def carve_generic(doc: str, lines: Lines, packer: Packer) -> list[SectionPlan]:
     plans: list[SectionPlan] = []
     prose: list[Block] = []
     for block in parse_blocks(doc, lines):
@@ -247,7 +247,7 @@ def carve_generic(doc: str, lines: list[Line], packer: Packer) -> list[SectionPl
     return plans
 
 
-def carve_slides(doc: str, lines: list[Line], packer: Packer) -> list[SectionPlan]:
+def carve_slides(doc: str, lines: Lines, packer: Packer) -> list[SectionPlan]:
     plans: list[SectionPlan] = []
     current: list[Block] = []
 
@@ -283,7 +283,7 @@ def window_label(seconds: int) -> str:
     return f"[{_clock(start)}–{_clock(start + TRANSCRIPT_WINDOW_SECONDS)}]"
 
 
-def carve_transcript(doc: str, lines: list[Line], packer: Packer, title: str) -> list[SectionPlan]:
+def carve_transcript(doc: str, lines: Lines, packer: Packer, title: str) -> list[SectionPlan]:
     turns: list[tuple[int, int, int, int, str]] = []  # start, head_end, end, seconds, head
     preamble_end = None
     for line in lines:

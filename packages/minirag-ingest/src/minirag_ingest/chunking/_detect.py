@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from ._blocks import Line, fenced_code_ranges, heading_match, slide_number, split_lines
+from ._blocks import Lines, fenced_code_ranges, heading_match, slide_number
 from ._model import TRANSCRIPT_LINE_SHARE, Category
 
 _TS = r"(?:(\d{1,2}):)?(\d{1,3}):(\d{2})(?:[.,]\d{1,3})?"
@@ -50,34 +50,35 @@ def timestamp_seconds(text: str) -> int | None:
     return total
 
 
-def _lines_outside_code(lines: list[Line]) -> list[Line]:
-    ranges = fenced_code_ranges(lines)
-    if not ranges:
-        return lines
-    inside: set[int] = set()
-    for first, last in ranges:
-        inside.update(range(first, last + 1))
-    return [line for index, line in enumerate(lines) if index not in inside]
+def detect_category(markdown: str, lines: Lines | None = None) -> Category:
+    """transcript, slides, headings or generic; anything unclear is generic.
 
-
-def detect_category(markdown: str, lines: list[Line] | None = None) -> Category:
-    """transcript, slides, headings or generic; anything unclear is generic."""
+    Only lines that are not blank and not inside a fenced code block count."""
     if lines is None:
-        lines = split_lines(markdown)
-    outside = [line for line in _lines_outside_code(lines) if not line.blank]
+        lines = Lines(markdown)
+    fences = iter(fenced_code_ranges(lines))
+    fence = next(fences, None)
+    outside = stamps = headings = 0
+    first_is_stamp = slides = False
+    for index, line in enumerate(lines):
+        while fence is not None and fence[1] < index:
+            fence = next(fences, None)
+        text = line.text
+        if (fence is not None and index >= fence[0]) or not text.strip():
+            continue
+        stamp = timestamp_seconds(text) is not None
+        first_is_stamp = first_is_stamp or (stamp and outside == 0)
+        outside += 1
+        stamps += stamp
+        slides = slides or ("<!--" in text and slide_number(text) is not None)
+        if "#" in text[:4] and heading_match(text) is not None:
+            headings += 1
     if not outside:
         return "generic"
-    stamps = sum(1 for line in outside if timestamp_seconds(line.text) is not None)
     # One stamp is enough only when it opens the document (a one-turn call transcript).
-    enough = stamps >= 2 or (stamps == 1 and timestamp_seconds(outside[0].text) is not None)
-    if enough and stamps / len(outside) >= TRANSCRIPT_LINE_SHARE:
+    enough = stamps >= 2 or (stamps == 1 and first_is_stamp)
+    if enough and stamps / outside >= TRANSCRIPT_LINE_SHARE:
         return "transcript"
-    if any(slide_number(line.text) is not None for line in outside):
+    if slides:
         return "slides"
-    headings = 0
-    for line in outside:
-        if "#" in line.text[:4] and heading_match(line.text) is not None:
-            headings += 1
-            if headings >= 2:
-                return "headings"
-    return "generic"
+    return "headings" if headings >= 2 else "generic"
