@@ -6,6 +6,7 @@ workers can import); each misbehaves the way a hostile document makes a converte
 
 from __future__ import annotations
 
+import mmap
 import os
 import signal
 import time
@@ -17,14 +18,15 @@ from minirag_ingest.reading import FileRead, ReadRequest
 HOG_STEP = 16 << 20
 HOLD_STEP_MB = 8
 HOLD_STEP_SECONDS = 0.02
-_KEPT: list[bytearray] = []
+_KEPT: list[bytearray | mmap.mmap] = []
 
 
 def scripted(request: ReadRequest, ocr: object = None) -> FileRead:
     """``sleep-N``: sleeps N seconds; ``hold-N``: holds N MB for 2 s; ``keep-N``: holds N MB
-    and keeps it after the file, as a converter's fragmented heap does; ``hog``: allocates
-    until stopped; ``crash``: dies of SIGSEGV; ``broken``: a conversion error; every file that
-    converts answers with the worker's pid."""
+    and keeps it after the file, as a converter's fragmented heap does; ``reserve-N``: keeps N
+    MB mapped but untouched, as a freed heap left mapped is; ``need-N``: allocates N MB at
+    once; ``hog``: allocates until stopped; ``crash``: dies of SIGSEGV; ``broken``: a
+    conversion error; every file that converts answers with the worker's pid."""
     name = Path(request.path).stem
     if name.startswith("sleep-"):
         time.sleep(float(name.removeprefix("sleep-")))
@@ -43,6 +45,12 @@ def scripted(request: ReadRequest, ocr: object = None) -> FileRead:
         kept = bytearray(int(name.removeprefix("keep-")) << 20)
         kept[::4096] = b"x" * len(kept[::4096])
         _KEPT.append(kept)
+    elif name.startswith("reserve-"):  # mapped, never touched: data memory, not resident
+        flags = mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS
+        _KEPT.append(mmap.mmap(-1, int(name.removeprefix("reserve-")) << 20, flags=flags))
+    elif name.startswith("need-"):  # all at once, as an OCR model's buffers are
+        needed = bytearray(int(name.removeprefix("need-")) << 20)
+        del needed
     elif name == "hog":
         hoard = []
         while True:

@@ -186,3 +186,16 @@ def test_the_fork_server_has_onnxruntime_telemetry_off(tmp_path: Path) -> None:
     finally:
         pool.stop()
     assert b"ORT_DISABLE_TELEMETRY=1" in environ
+
+
+@linux_only
+def test_a_worker_left_with_heap_reserved_past_the_ceiling_is_replaced(make_pool) -> None:
+    """Freed heap a converter leaves mapped counts against the worker's RLIMIT_DATA (twice the
+    ceiling) though it is not resident: a worker left with 700 MB of it under a 512 MB ceiling
+    would fail the next file that needs 300 MB ("needs more than 512 MB"), as OCR of a blank
+    page failed after a deeply nested HTML file."""
+    pool = make_pool(max_memory=512 << 20)
+    reserved = int(pool.read(request("reserve-700.txt")).converted.markdown)
+    after = int(pool.read(request("need-300.txt")).converted.markdown)
+    assert after != reserved, "the next file converts in a fresh worker"
+    assert pid_of(pool) == after, "a worker that stays small is reused"

@@ -97,6 +97,25 @@ def test_unreadable_image_is_a_per_file_error(ocr_engine: Any, tmp_path: Path) -
         convert_file(path, max_file_size=MAX, ocr=ocr_engine)
 
 
+def test_recognition_out_of_memory_is_a_memory_error_not_a_recognition_failure(
+    tmp_path: Path,
+) -> None:
+    """onnxruntime reports a failed allocation as a runtime error ("std::bad_alloc"); in a
+    conversion worker a MemoryError becomes "needs more than 1 GB to convert", which names the
+    setting that helps, where "text recognition failed" would not."""
+    from minirag_ocr.engine import RapidOcrEngine
+
+    def exhausted(image: object) -> tuple[list, float]:
+        raise RuntimeError("[ONNXRuntimeError] : 6 : RUNTIME_EXCEPTION : std::bad_alloc")
+
+    engine = RapidOcrEngine("ch", tmp_path / "cache")
+    engine._ocr = exhausted  # what the model would do with the address space used up
+    path = tmp_path / "page.png"
+    page_image(["A page"], size=(400, 300)).save(path)
+    with pytest.raises(MemoryError, match="ran out of memory"):
+        engine.recognise_image(path)
+
+
 SCANNED = [
     "Scanned appendix about the boiler",
     "Pressure was measured at 14 bar",

@@ -14,7 +14,9 @@ ever. So conversion - markitdown, the WebVTT reader, OCR - runs in a worker proc
   size can be read): when files converting side by side need more than it between them, the
   largest is stopped and converted again alone once the others are done, so two heavy files
   never hold twice the ceiling and neither fails for the other's sake. A worker that grew past
-  :data:`KEEP_RESIDENT` is replaced after its file instead of idling on that memory;
+  :data:`KEEP_RESIDENT` is replaced after its file instead of idling on that memory, and so is
+  one whose reserved data passed the ceiling: heap a converter freed but left mapped still
+  counts against ``RLIMIT_DATA``, and the next file, OCR of a blank page say, would fail for it;
 * it has ``RAG_CONVERT_TIMEOUT`` seconds per file; past that it is killed, and the file fails
   with "took longer than 120 s to convert";
 * a worker that crashes costs only the file it was reading;
@@ -339,7 +341,10 @@ class _Slot:
             self.kill()
             raise ConversionError(request.path, limits.memory_reason()) from MemoryError()
         resident = _resident_of(self.pid)
-        if resident is not None and resident > KEEP_RESIDENT:
+        reserved = _reserved_of(self.pid)
+        if (resident is not None and resident > KEEP_RESIDENT) or (
+            reserved is not None and reserved > limits.max_memory
+        ):
             self.kill()  # the next file starts a fresh worker; this one would idle on it
         if kind == "error":
             error, cause = value
@@ -573,6 +578,21 @@ def _resident_of(pid: int | None) -> int | None:
             return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
     except (OSError, ValueError, IndexError):
         return None
+
+
+def _reserved_of(pid: int | None) -> int | None:
+    """The data memory another process has reserved (VmData, what RLIMIT_DATA counts), where
+    the system tells (Linux), else None."""
+    if pid is None:
+        return None
+    try:
+        with open(f"/proc/{pid}/status", "rb") as status:
+            for line in status:
+                if line.startswith(b"VmData:"):
+                    return int(line.split()[1]) << 10
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
 
 
 def _resident_bytes() -> int:

@@ -114,7 +114,11 @@ class RapidOcrEngine:
     def _read(self, ocr: Any, image: Any) -> str:
         try:
             result, _ = ocr(image)
+        except MemoryError:
+            raise
         except Exception as exc:
+            if "bad_alloc" in str(exc):  # onnxruntime out of memory: the worker's ceiling says so
+                raise MemoryError(f"text recognition ran out of memory: {_describe(exc)}") from exc
             raise OcrError(f"text recognition failed: {_describe(exc)}") from exc
         return layout_text(result or [])
 
