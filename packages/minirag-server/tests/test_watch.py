@@ -225,8 +225,18 @@ def test_forced_polling_is_stated_and_still_syncs(env: dict, docs: Path) -> None
             first = await started(session)
             assert first["state"] == "polling" and "WATCH_FORCE_POLLING" in first["reason"]
             shutil.copy(docs / "alpha.md", docs / "alpha-copy.md")
-            copied = await settled(session, first["syncs"])
-            assert copied["lastSync"]["counts"]["ingested"] == 1
+
+            async def copy_indexed() -> bool:
+                listed = await tool(session, "list_files", {})
+                rows = {row["displayPath"]: row["state"] for row in listed["files"]}
+                return rows.get("alpha-copy.md") == "indexed"
+
+            # The first watch sync to end after the copy is not always the one that indexes it
+            # (seen once in CI: one with nothing ingested ended first, the cause not found).
+            # What must hold: the watcher, polling, indexes it without a sync being asked for.
+            await until(copy_indexed, "the copy indexed by the watcher")
+            after = await watch_of(session)
+            assert after["state"] == "polling" and after["syncs"] > first["syncs"]
 
     asyncio.run(go())
 

@@ -12,8 +12,8 @@ A reader sees the old version, then both versions of that one document for the m
 the two commits, then the new one: never a gap, and never a mix of two versions' chunks in one
 version's place. A crash between the commits leaves both versions, which the next sync notices
 (more rows than distinct chunk numbers, :meth:`MiniragIndex.stored_twice`) and repairs. Two
-writers storing the same source at once each delete only rows older than their own, so the
-later one's rows remain.
+writers storing the same source at once each delete, after their append, every row older than
+the newest version present, so the rows of the one that started last remain.
 """
 
 from __future__ import annotations
@@ -63,9 +63,30 @@ def store_in_parts(
         table.add(pa.RecordBatchReader.from_batches(schema, batches()))
 
     retry(append)
-    older = f"(source = {sql_string(doc.source)} AND ingested_at < {now!r})"
+    newest = max(now, _newest_version(table, doc.source))
+    older = f"(source = {sql_string(doc.source)} AND ingested_at < {newest!r})"
     others = sorted(set(replaces) - {doc.source})
     if others:
         older += " OR source IN (" + ", ".join(sql_string(s) for s in others) + ")"
     retry(lambda: table.delete(older))
     return len(chunks)
+
+
+def _newest_version(table: Any, source: str) -> float:
+    """When the newest rows of ``source`` now in the table were stored.
+
+    A writer's own clock does not order the commits: a writer that started first may append
+    after another has already deleted what was older than its own rows, and then neither
+    delete removes the other's copy. So each deletes what is older than the newest version it
+    finds after its append, and the last writer to start wins whatever the commit order."""
+    import pyarrow.compute as pc
+
+    found = (
+        table.search()
+        .where(f"source = {sql_string(source)}")
+        .select(["ingested_at"])
+        .limit(None)
+        .to_arrow()
+    )
+    newest = pc.max(found["ingested_at"]).as_py() if found.num_rows else None
+    return float(newest) if newest is not None else 0.0
