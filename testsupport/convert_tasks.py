@@ -22,11 +22,12 @@ _KEPT: list[bytearray | mmap.mmap] = []
 
 
 def scripted(request: ReadRequest, ocr: object = None) -> FileRead:
-    """``sleep-N``: sleeps N seconds; ``hold-N``: holds N MB for 2 s; ``keep-N``: holds N MB
-    and keeps it after the file, as a converter's fragmented heap does; ``reserve-N``: keeps N
-    MB mapped but untouched, as a freed heap left mapped is; ``need-N``: allocates N MB at
-    once; ``hog``: allocates until stopped; ``crash``: dies of SIGSEGV; ``broken``: a
-    conversion error; every file that converts answers with the worker's pid."""
+    """``sleep-N``: sleeps N seconds; ``hold-N``: holds N MB for 2 s; ``keep-N[-S]``: holds N
+    MB and keeps it after the file (spending S seconds on it), as a converter's fragmented heap
+    does; ``reserve-N``: keeps N MB mapped but untouched, as a freed heap left mapped is;
+    ``need-N``: allocates N MB at once; ``hog``: allocates until stopped; ``crash``: dies of
+    SIGSEGV; ``broken``: a conversion error; every file that converts answers with the
+    worker's pid."""
     name = Path(request.path).stem
     if name.startswith("sleep-"):
         time.sleep(float(name.removeprefix("sleep-")))
@@ -42,9 +43,11 @@ def scripted(request: ReadRequest, ocr: object = None) -> FileRead:
             time.sleep(HOLD_STEP_SECONDS)
         time.sleep(2.0)
     elif name.startswith("keep-"):
-        kept = bytearray(int(name.removeprefix("keep-")) << 20)
+        size, _, pause = name.removeprefix("keep-").partition("-")
+        kept = bytearray(int(size) << 20)
         kept[::4096] = b"x" * len(kept[::4096])
         _KEPT.append(kept)
+        time.sleep(float(pause or 0))
     elif name.startswith("reserve-"):  # mapped, never touched: data memory, not resident
         flags = mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS
         _KEPT.append(mmap.mmap(-1, int(name.removeprefix("reserve-")) << 20, flags=flags))

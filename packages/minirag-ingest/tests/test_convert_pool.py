@@ -199,3 +199,26 @@ def test_a_worker_left_with_heap_reserved_past_the_ceiling_is_replaced(make_pool
     after = int(pool.read(request("need-300.txt")).converted.markdown)
     assert after != reserved, "the next file converts in a fresh worker"
     assert pid_of(pool) == after, "a worker that stays small is reused"
+
+
+@linux_only
+def test_idle_workers_are_stopped_while_a_file_needs_their_memory(make_pool) -> None:
+    """Four workers, three idle on 120 MB each (as a machine with four cores has them after a
+    few files), and a file that holds 700 MB under a 1 GB ceiling: side by side they would hold
+    more than the ceiling, so the idle ones are stopped, and the pool starts workers again for
+    the next files."""
+    from testsupport.memory import TreeMemory
+
+    ceiling = 1 << 30
+    pool = make_pool(workers=4, max_memory=ceiling)
+    with TreeMemory(interval=0.05) as memory:
+        futures = [pool.submit(request(f"keep-120-1.{n}.txt")) for n in range(3)]
+        idle = {int(future.result(timeout=60).converted.markdown) for future in futures}
+        assert len(idle) == 3, "each file had a worker of its own"
+        big = int(pool.read(request("hold-700.txt")).converted.markdown)
+    assert big > 0
+    slack = 100 << 20  # the fork server, one sampling interval
+    assert memory.peak <= ceiling + slack, memory.breakdown
+    assert not any(alive(pid) for pid in idle - {big}), "the idle workers were stopped"
+    futures = [pool.submit(request(f"sleep-0.{n}.txt")) for n in range(1, 4)]
+    assert all(int(future.result(timeout=60).converted.markdown) > 0 for future in futures)

@@ -13,7 +13,8 @@ ever. So conversion - markitdown, the WebVTT reader, OCR - runs in a worker proc
 * the ceiling holds for the workers together, not only for each (Linux, where their resident
   size can be read): when files converting side by side need more than it between them, the
   largest is stopped and converted again alone once the others are done, so two heavy files
-  never hold twice the ceiling and neither fails for the other's sake. A worker that grew past
+  never hold twice the ceiling and neither fails for the other's sake; idle workers are stopped
+  while a file needs their memory. A worker that grew past
   :data:`KEEP_RESIDENT` is replaced after its file instead of idling on that memory, and so is
   one whose reserved data passed the ceiling: heap a converter freed but left mapped still
   counts against ``RLIMIT_DATA``, and the next file, OCR of a blank page say, would fail for it;
@@ -255,6 +256,22 @@ class ConversionPool:
             slot.evicted = True
             return True
 
+    def _make_room(self) -> None:
+        """Stop the idle workers while the workers together hold more than the ceiling: each
+        keeps ~100 MB while it waits (more on a machine with more cores, so more workers), and
+        starting one again from the fork server costs milliseconds."""
+        with self._lock:
+            idle = [slot for slot in self._slots if slot not in self._busy and slot.pid]
+            if not idle:
+                return
+            sizes = [_resident_of(slot.pid) for slot in self._slots]
+            held = sum(size for size in sizes if size is not None)
+            if held <= self.limits.max_memory:
+                return
+            for slot in idle:
+                slot.stopped_idle = True
+                slot.terminate()
+
     def _next_job(self, slot: _Slot) -> Any:
         """The next job, or None once ``slot`` has been idle long enough to end."""
         while True:
@@ -282,6 +299,7 @@ class _Slot:
         self.files = 0
         self.alone = False  # converting a file that must have the memory to itself
         self.evicted = False  # stopped to make room; its file converts again alone
+        self.stopped_idle = False  # its worker was stopped while idle, to make room
         self.thread = threading.Thread(target=self.serve, name="minirag-convert", daemon=True)
 
     @property
@@ -313,6 +331,9 @@ class _Slot:
 
     def run(self, request: ReadRequest) -> FileRead:
         limits = self.pool.limits
+        if self.stopped_idle:  # join it, so that it cannot take this file as it dies
+            self.stopped_idle = False
+            self.kill()
         if self.process is None or self.files >= limits.recycle_after:
             self.restart()
         conn = self.conn
@@ -363,6 +384,7 @@ class _Slot:
                 return conn.recv()
             if left <= 0:
                 return None
+            self.pool._make_room()
             if self.pool._should_yield(self):
                 self.terminate()
 
