@@ -11,11 +11,15 @@ lacks is skipped, and the skip names the extra to install.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import nox
 
 nox.options.default_venv_backend = "uv"
+# Installs compile bytecode, as pip's do: every server and command a test starts as a process
+# would otherwise compile its imports again (these machines set PYTHONDONTWRITEBYTECODE=1).
+os.environ.setdefault("UV_COMPILE_BYTECODE", "1")
 nox.options.error_on_missing_interpreters = False
 
 ROOT = Path(__file__).parent
@@ -79,8 +83,9 @@ def pytest(session: nox.Session, *test_dirs: str, marks: tuple[str, ...] = ()) -
     session.run("pytest", *(str(PKG / d / "tests") for d in test_dirs), *marks, *session.posargs)
 
 
-# The slow tests of behaviour that no extra changes (watch mode, interrupts, the fuzz set through
-# the tools) run in the base and all sessions; the ocr and classify sessions skip them.
+# The slow tests of behaviour that no extra changes (watch mode, interrupts, the HTTP transport,
+# the command line's exit statuses) run in the base session only; the sessions with extras skip
+# them.
 WITH_EXTRA_ONLY = ("-m", "not install_independent")
 
 
@@ -150,8 +155,9 @@ def offline_model(session: nox.Session) -> None:
 
 @nox.session(name="all")
 def all_extras(session: nox.Session) -> None:
-    """Every package and the ocr, classify and s3 extras: every package's tests. (The
-    [offline-model] extra has its own session: with it this one would pass 1.5 GB.)"""
+    """Every package and the ocr, classify and s3 extras: every package's tests but those of
+    behaviour no extra changes, which the base session runs. (The [offline-model] extra has
+    its own session: with it this one would pass 1.5 GB.)"""
     install(
         session,
         INDEX,
@@ -169,4 +175,5 @@ def all_extras(session: nox.Session) -> None:
         "minirag-ocr",
         "minirag-classify",
         "minirag-server",
+        marks=WITH_EXTRA_ONLY,
     )

@@ -37,7 +37,6 @@ MAIN_BUDGET = 512 << 20  # the main process with its model and index, the fork s
 PEAK_LIMIT = 1536 << 20
 SAMPLING_SLACK = 64 << 20  # a worker grows between two samples and the watchdog's check
 linux_only = pytest.mark.skipif(not Path("/proc/self/smaps_rollup").exists(), reason="reads /proc")
-pytestmark = pytest.mark.install_independent
 
 
 def structured(result: object) -> dict:

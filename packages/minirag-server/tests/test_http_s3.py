@@ -17,8 +17,6 @@ from testsupport.http_server import http_server
 from testsupport.mcp import call
 from testsupport.object_store import S3Server
 
-pytestmark = pytest.mark.install_independent
-
 TOKEN = "t0ken-for-the-s3-http-test-0123456789"
 
 
