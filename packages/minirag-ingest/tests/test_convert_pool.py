@@ -6,7 +6,9 @@ import os
 import signal
 import sys
 import threading
+import time
 from collections.abc import Iterator
+from concurrent.futures import Future
 from pathlib import Path
 
 import pytest
@@ -41,6 +43,15 @@ def make_pool() -> Iterator:
 
 def pid_of(pool: ConversionPool, name: str = "plain.txt") -> int:
     return int(pool.read(request(name)).converted.markdown)
+
+
+def started(pool: ConversionPool, name: str) -> Future:
+    """``name`` submitted and being converted: the next file submitted finds no idle worker."""
+    future = pool.submit(request(name))
+    deadline = time.monotonic() + 30
+    while not future.running() and not future.done() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return future
 
 
 def alive(pid: int) -> bool:
@@ -212,7 +223,7 @@ def test_idle_workers_are_stopped_while_a_file_needs_their_memory(make_pool) -> 
     ceiling = 1 << 30
     pool = make_pool(workers=4, max_memory=ceiling)
     with TreeMemory(interval=0.05) as memory:
-        futures = [pool.submit(request(f"keep-120-1.{n}.txt")) for n in range(3)]
+        futures = [started(pool, f"keep-120-1.{n}.txt") for n in range(3)]
         idle = {int(future.result(timeout=60).converted.markdown) for future in futures}
         assert len(idle) == 3, "each file had a worker of its own"
         big = int(pool.read(request("hold-700.txt")).converted.markdown)
