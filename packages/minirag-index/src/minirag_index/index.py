@@ -22,7 +22,7 @@ from minirag_index.fusion import first_sources, group_cut, rrf_fuse, within_dist
 from minirag_index.heap import release_freed_memory
 from minirag_index.location import IndexLocation
 from minirag_index.model_spec import ModelSpec, index_model_problem
-from minirag_index.reconstruct import rebuild_document, rebuild_section
+from minirag_index.reconstruct import document_parts, rebuild_section
 from minirag_index.scope import in_scope, scope_filter_sql, sql_string
 from minirag_index.settings import IndexSettings
 from minirag_index.store import (
@@ -504,8 +504,9 @@ class MiniragIndex:
 
     def read_document(self, source: str) -> str | None:
         """The whole document rebuilt from its chunks, or None if the source is not indexed."""
-        chunks = self.source_chunks(source)
-        return rebuild_document(chunks) if chunks else None
+        pieces = self.store.document_pieces(f"source = {sql_string(source)}")
+        parts = list(document_parts(pieces))  # the rows are let go before the join
+        return "".join(parts) if parts else None
 
     def neighbors(
         self,

@@ -18,7 +18,7 @@ blank line, as they always were.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import NamedTuple, Protocol
 
 #: Separates the gap, the opening and the closing of a seam. The gap is whitespace only and
@@ -36,6 +36,15 @@ class ChunkPiece(Protocol):
     def joiner(self) -> str: ...
     @property
     def section(self) -> int: ...
+
+
+class Piece(NamedTuple):
+    """What rebuilding needs of a chunk, and nothing else (a :class:`ChunkPiece`)."""
+
+    text: str
+    context_chars: int
+    joiner: str
+    section: int
 
 
 class Seam(NamedTuple):
@@ -84,13 +93,19 @@ def rebuild_section(pieces: Iterable[ChunkPiece]) -> str:
 
 def rebuild_document(pieces: Iterable[ChunkPiece]) -> str:
     """The whole document, exactly as converted (leading and trailing whitespace aside)."""
-    sections: dict[int, list[ChunkPiece]] = {}
+    ordered = sorted(pieces, key=lambda piece: piece.section)  # stable: chunk order kept
+    return "".join(document_parts(ordered))
+
+
+def document_parts(pieces: Iterable[ChunkPiece]) -> Iterator[str]:
+    """The pieces :func:`rebuild_document` joins, from chunks already in (section, chunk)
+    order: one chunk at a time, so a caller reading a large document need not hold its rows."""
+    section: int | None = None
     for piece in pieces:
-        sections.setdefault(piece.section, []).append(piece)
-    out: list[str] = []
-    for number in sorted(sections):
-        chunks = sections[number]
-        if out:
-            out.append(read_seam(chunks[0].joiner).gap or _LEGACY_GAP)
-        out.append(_bodies(chunks))
-    return "".join(out)
+        if piece.section == section:
+            yield piece.joiner
+        else:
+            if section is not None:
+                yield read_seam(piece.joiner).gap or _LEGACY_GAP
+            section = piece.section
+        yield chunk_body(piece)

@@ -21,7 +21,7 @@ import os
 import random
 import time
 import warnings
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -35,6 +35,7 @@ from minirag_index.model_spec import (
     model_metadata,
 )
 from minirag_index.parted_write import is_large, store_in_parts
+from minirag_index.reconstruct import Piece
 from minirag_index.schema import (
     CHUNK_COLUMNS,
     SOURCE_COLUMNS,
@@ -84,6 +85,7 @@ VERSION_RETENTION = timedelta(minutes=2)
 _COMMIT_ATTEMPTS = 8
 # Stored vectors are looked up by this many passage keys per query.
 LOOKUP_KEYS = 2048
+PIECE_BATCH = 4096  # chunks turned into Python objects at a time when a document is rebuilt
 
 T = TypeVar("T")
 
@@ -516,6 +518,17 @@ class Store:
             matrix = column.flatten().to_numpy().reshape(len(column), column.type.list_size)
             found.update(zip(data.column("passage_key").to_pylist(), matrix, strict=True))
         return found
+
+    def document_pieces(self, where: str) -> Iterator[Piece]:
+        """What rebuilding needs of the chunks ``where`` selects, in (section, chunk) order,
+        turned into Python a batch at a time: a document of 50 MB costs its text in Arrow and
+        the pieces, not a dict of every column per chunk."""
+        data = self.column_table([*Piece._fields, "chunk_index"], where)
+        if data is None:
+            return
+        data = data.sort_by([("section", "ascending"), ("chunk_index", "ascending")])
+        for batch in data.to_batches(max_chunksize=PIECE_BATCH):
+            yield from map(Piece, *(batch.column(name).to_pylist() for name in Piece._fields))
 
     def chunks(self, where: str) -> list[StoredChunk]:
         rows = self.rows(where, CHUNK_COLUMNS)
