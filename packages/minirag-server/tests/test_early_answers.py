@@ -303,3 +303,44 @@ def test_the_front_splits_lines_only_at_newlines_whatever_the_reads(tmp_path: Pa
         b"\n",
         b'{"last": true}',
     ]
+
+
+def test_a_long_line_passes_the_front_in_about_twice_its_size(tmp_path: Path) -> None:
+    """A response of 40 MB (read_file of a large document) is held once while its pieces are
+    joined, not copied again for every step of the split."""
+    import tracemalloc
+
+    from minirag_mcp.early_front import lines_of
+
+    size = 40 << 20
+    source = tmp_path / "lines"
+    source.write_bytes(b"y" * size + b"\n" + b'{"next": 1}\n')
+    fd = os.open(source, os.O_RDONLY)
+    tracemalloc.start()
+    try:
+        lengths = [len(line) for line in lines_of(fd)]
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+        os.close(fd)
+    assert lengths == [size + 1, len(b'{"next": 1}\n')]
+    assert peak <= 2.2 * size, f"{peak >> 20} MiB for a line of {size >> 20} MiB"
+
+
+def test_once_the_handshake_is_over_a_long_line_goes_out_as_it_is_read(tmp_path: Path) -> None:
+    from minirag_mcp.early_front import LONG_LINE, READ_SIZE, line_pieces
+
+    long_line = b'{"text": "' + b"z" * (3 * LONG_LINE) + b'"}\n'
+    source = tmp_path / "lines"
+    source.write_bytes(b'{"first": 1}\n' + long_line + b'{"after": 2}\n')
+    fd = os.open(source, os.O_RDONLY)
+    try:
+        pieces = list(line_pieces(fd, lambda: True))
+    finally:
+        os.close(fd)
+    assert pieces[0] == (b'{"first": 1}\n', True)
+    assert pieces[-1] == (b'{"after": 2}\n', True)
+    middle = pieces[1:-1]
+    assert b"".join(piece for piece, _ in middle) == long_line
+    assert [ends for _, ends in middle] == [False] * (len(middle) - 1) + [True]
+    assert max(len(piece) for piece, _ in middle) <= LONG_LINE + READ_SIZE

@@ -40,12 +40,14 @@ from typing import TYPE_CHECKING
 from minirag_mcp import early_answers as rules
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Callable, Iterator
     from pathlib import Path
     from typing import Any
 
 DRAIN_WAIT = 10.0  # seconds the writer gets to copy the server's last lines at the end
 CHECK_WAIT = 10.0  # seconds the server's answer to the private tools/list is awaited at the end
+READ_SIZE = 1 << 16
+LONG_LINE = 1 << 20  # past this, a server line is passed on as it comes once nothing is held
 
 
 @contextlib.contextmanager
@@ -70,19 +72,45 @@ def serving_early() -> Iterator[None]:
 def lines_of(fd: int) -> Iterator[bytes]:
     """The lines read from ``fd`` until its end, each with its newline (the last one may
     have none)."""
-    pending = bytearray()
-    while chunk := os.read(fd, 1 << 16):
-        start = len(pending)
-        pending += chunk
-        end = pending.rfind(b"\n", start)
-        if end < 0:
+    return (line for line, _ in line_pieces(fd, lambda: False))
+
+
+def line_pieces(fd: int, may_split: Callable[[], bool]) -> Iterator[tuple[bytes, bool]]:
+    """What is read from ``fd``, as (bytes, whether they end a line). A line comes whole,
+    joined once from the reads it took, unless it grew past :data:`LONG_LINE` while
+    ``may_split()`` said yes: then it comes in the pieces it was read in, so a response of
+    100 MB (``read_file`` of a large document) is never held whole here."""
+    parts: list[bytes] = []
+    held = 0
+    splitting = False
+    while chunk := os.read(fd, READ_SIZE):
+        start = 0
+        while (end := chunk.find(b"\n", start)) >= 0:
+            piece = chunk[start : end + 1]
+            start = end + 1
+            if parts:
+                parts.append(piece)
+                piece = b"".join(parts)
+                parts.clear()
+                held = 0
+            splitting = False
+            yield piece, True
+        rest = chunk[start:] if start else chunk
+        if not rest:
             continue
-        whole = bytes(pending[:end])
-        del pending[: end + 1]
-        for line in whole.split(b"\n"):
-            yield line + b"\n"
-    if pending:
-        yield bytes(pending)
+        if splitting:
+            yield rest, False
+            continue
+        parts.append(rest)
+        held += len(rest)
+        if held > LONG_LINE and may_split():
+            splitting = True
+            piece = b"".join(parts)
+            parts.clear()
+            held = 0
+            yield piece, False
+    if parts:
+        yield b"".join(parts), True
 
 
 def write_all(fd: int, data: bytes) -> None:
@@ -227,16 +255,35 @@ class Front:
             write_all(self.client_out, line)
 
     def _copy_out(self) -> None:
-        for line in lines_of(self.server_out):
-            if line == self.end_marker:
-                return
-            if not self._own_response(line):
-                self._to_client(line)
+        passing = False  # a long line is going out piece by piece, under the lock
+        try:
+            for piece, ends in line_pieces(self.server_out, self._handshake_over):
+                if passing or not ends:
+                    if not passing:
+                        self.out_lock.acquire()
+                        passing = True
+                    with contextlib.suppress(OSError):  # the client has gone
+                        write_all(self.client_out, piece)
+                    if ends:
+                        self.out_lock.release()
+                        passing = False
+                elif piece == self.end_marker:
+                    return
+                elif not self._own_response(piece):
+                    self._to_client(piece)
+        finally:
+            if passing:
+                self.out_lock.release()
+
+    def _handshake_over(self) -> bool:
+        """No server line needs reading any more: the front asked nothing of its own, or has
+        both real answers."""
+        return self.init_id is None or ("initialize" in self.real and "tools/list" in self.real)
 
     def _own_response(self, line: bytes) -> bool:
         """Take in the server's answers to initialize and to the private tools/list; True when
         ``line`` is one the client must not see (it was answered early, or never asked)."""
-        if self.init_id is None or ("initialize" in self.real and "tools/list" in self.real):
+        if self._handshake_over():
             return False
         message = self._parse(line)
         if not isinstance(message, dict) or "method" in message:
