@@ -303,3 +303,32 @@ def test_sync_progress_reaches_a_client_that_asked(env: dict, docs: Path) -> Non
     assert {total for _, total in seen if total} == {files}  # (no total before the scan)
     assert [p for p, _ in seen] == sorted(p for p, _ in seen)  # never goes backwards
     assert seen[-1][0] == files
+
+
+def test_every_answer_carries_its_data_as_json_text_too(env: dict, docs: Path) -> None:
+    """A client that reads only the text content gets the same data as one that reads the
+    structured content, and the structured content fits the published output schema."""
+    import json
+
+    import jsonschema
+
+    async def go() -> None:
+        async with Client(create_app(load_config({}))) as client:
+            schemas = {tool.name: tool.output_schema for tool in await client.list_tools()}
+            await synced(client)
+            first = next(path for path in docs.rglob("*") if path.is_file())
+            calls = [
+                ("status", {}),
+                ("list_files", {}),
+                ("query_documents", {"query": "the"}),
+                ("find_mentions", {"terms": ["the"]}),
+                ("read_file", {"filePath": str(first)}),
+                ("read_chunk_neighbors", {"filePath": str(first), "chunkIndex": 0}),
+            ]
+            for name, args in calls:
+                result = await client.call_tool(name, args)
+                assert len(result.content) == 1, name
+                assert json.loads(result.content[0].text) == result.structured_content, name
+                jsonschema.validate(result.structured_content, schemas[name])
+
+    run(go())
