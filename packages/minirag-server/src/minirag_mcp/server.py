@@ -132,6 +132,9 @@ def serve_stdio(config: Config | ConfigProblem, *, watch: bool = False) -> None:
 
     if timings.enabled():  # MINIRAG_TIMINGS=1: per-call timings on stderr (bench/mcp_query.py)
         timings.install(app)
+    from minirag_mcp.stdio_wire import use_lean_writer
+
+    use_lean_writer()
     try:
         app.run(transport="stdio", show_banner=False)
     finally:
