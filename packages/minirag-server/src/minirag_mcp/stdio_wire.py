@@ -37,10 +37,10 @@ class WireWriter:
         """Nothing is buffered: each write went to the descriptor whole."""
 
     def _write(self, text: str) -> None:
+        from minirag_mcp.early_front import write_all
+
         for start in range(0, len(text), SLICE):
-            data = memoryview(text[start : start + SLICE].encode("utf-8"))
-            while data:
-                data = data[os.write(self.fd, data) :]
+            write_all(self.fd, text[start : start + SLICE].encode("utf-8"))
 
 
 @contextlib.asynccontextmanager
