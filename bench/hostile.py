@@ -16,7 +16,8 @@ over stdio as a client would, runs one sync with sync_start / sync_status, and p
 
 ``--tools`` sends the set through the per-file tools instead of a sync: a fresh server gets one
 ``ingest_file`` per file, then ``read_file`` and ``read_chunk_neighbors`` for every file it
-indexed, then ``status``; each call's time and outcome is printed, the slowest first.
+indexed, then ``status``; each call's time, outcome and the server process's PSS after it are
+printed, then the slowest calls.
 
 At scale 1.0 the single-line text alone is some 140,000 chunks to embed: hours on a busy
 2-core machine. Figures are only valid on a quiet machine; each run prints the load.
@@ -40,7 +41,7 @@ sys.path.insert(0, str(c.REPO))
 
 from minirag_ingest.names import to_id
 from testsupport.hostile import build_fuzz_set
-from testsupport.memory import TreeMemory
+from testsupport.memory import TreeMemory, label, pss
 
 
 def print_memory(memory: TreeMemory) -> None:
@@ -98,6 +99,20 @@ async def run_sync(env: dict[str, str], cwd: Path) -> tuple[dict, float, dict]:
         return status, seconds, listed
 
 
+def server_pss() -> int:
+    """The server process's own PSS (not its fork server's or workers')."""
+    servers = [p for p in os.listdir("/proc") if p.isdigit() and is_server(int(p))]
+    return max((pss(int(p)) for p in servers), default=0)
+
+
+def is_server(pid: int) -> bool:
+    try:
+        parent = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+    except (OSError, IndexError, ValueError):
+        return False
+    return parent == os.getpid() and "minirag_mcp" in label(pid)
+
+
 async def run_tools(env: dict[str, str], cwd: Path, cases: list, root: Path) -> list[tuple]:
     """Every file through ingest_file, then read back; ``(seconds, tool, name, outcome)``."""
     from mcp import ClientSession
@@ -114,7 +129,8 @@ async def run_tools(env: dict[str, str], cwd: Path, cases: list, root: Path) -> 
         text = result.content[0].text if result.content else ""
         outcome = f"error: {text[:90]}" if result.is_error else f"ok, {len(text):,} characters"
         calls.append((time.perf_counter() - started, tool, name, outcome))
-        print(f"  {calls[-1][0]:7.1f} s  {tool} {name}: {outcome}", flush=True)
+        held = f"server {server_pss() >> 20} MiB"
+        print(f"  {calls[-1][0]:7.1f} s  {held}  {tool} {name}: {outcome}", flush=True)
         return not result.is_error
 
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:

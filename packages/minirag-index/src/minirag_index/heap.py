@@ -6,6 +6,14 @@ large table read and after each commit, the freed space stays resident. On a 100
 ``malloc_trim`` took a process from 1,086 to 699 MiB once the snapshot was built
 (docs/benchmarks.md, "Memory"). Arrow's own pool (mimalloc) is asked to do the same.
 
+glibc also gives each new thread a heap ("arena") of its own, up to eight per core. The
+threads here - onnxruntime's pool, LanceDB's runtime, the server's workers - each took one
+and kept what its largest piece of work left in it: over the big ingests of the hostile set
+the server's main process ratcheted from 416 to 827 MiB and never came back, and the same run
+with two arenas peaked 1,450 MiB for the whole tree instead of 1,638 (docs/benchmarks.md,
+"read_file of the 50 MB text"). :func:`limit_heap_arenas` caps them before any of those
+threads exist.
+
 Elsewhere than glibc the calls are skipped: there is nothing to trim, or no way to ask.
 """
 
@@ -13,6 +21,7 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import os
 import sys
 from functools import cache
 from typing import Any
@@ -26,9 +35,27 @@ def _libc() -> Any | None:
     try:
         libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
         libc.malloc_trim.argtypes = [ctypes.c_size_t]
+        libc.mallopt.argtypes = [ctypes.c_int, ctypes.c_int]
         return libc
     except (OSError, AttributeError):
         return None
+
+
+HEAP_ARENAS = 2  # the main thread's heap and one shared by every other thread
+ARENA_SWITCH = "MALLOC_ARENA_MAX"  # glibc's own setting, read when the process starts
+_M_ARENA_MAX = -8  # mallopt's parameter number for it (malloc.h)
+
+
+def limit_heap_arenas(arenas: int = HEAP_ARENAS) -> bool:
+    """Let glibc keep at most ``arenas`` heaps for all threads; True when it did.
+
+    Threads that already have a heap keep it, so this belongs before the libraries that start
+    threads are loaded. A ``MALLOC_ARENA_MAX`` in the environment is the user's choice, which
+    glibc has already applied: it is left alone."""
+    libc = _libc()
+    if libc is None or ARENA_SWITCH in os.environ:
+        return False
+    return bool(libc.mallopt(_M_ARENA_MAX, arenas))
 
 
 def release_freed_memory() -> None:
