@@ -87,3 +87,15 @@ def test_folder_missing_files_names_them(tmp_path):
     (tmp_path / "m" / "model.onnx").write_bytes(b"")
     with pytest.raises(ModelLoadError, match=r"tokenizer\.json"):
         Embedder(str(tmp_path / "m"), tmp_path / "cache").embed_query("x")
+
+
+def test_the_embedding_threads_do_not_spin_between_runs(embedder):
+    """Spinning threads would hold the cores a search's keyword side and vector scan run on
+    while its query is embedded (onnx_options.py); sessions made elsewhere keep the default."""
+    import onnxruntime
+
+    session = embedder.model().model.model
+    entry = "session.intra_op.allow_spinning"
+    assert session.get_session_options().get_session_config_entry(entry) == "0"
+    with pytest.raises(Exception, match="does not have configuration"):
+        onnxruntime.SessionOptions().get_session_config_entry(entry)

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from minirag_index.heap import release_freed_memory
 from minirag_index.model_spec import ModelDescriptionError, ModelSpec, folder_dim, folder_spec
+from minirag_index.onnx_options import configured_sessions
 from minirag_index.packaged import packaged_model
 from minirag_index.tokens import make_token_counter
 
@@ -283,7 +284,8 @@ class Embedder:
             with self._lock:
                 if self._model is None:
                     try:
-                        model = self._load()
+                        with configured_sessions():
+                            model = self._load()
                     except ModelLoadError as exc:
                         self.load_error = str(exc)
                         raise

@@ -1,0 +1,62 @@
+"""onnxruntime session settings that fastembed does not expose, applied to the sessions it
+creates.
+
+Spinning: onnxruntime's intra-op threads spin for a while after each run, waiting for the next
+one, which keeps every core busy. A search embeds its query while its keyword search and vector
+scan run beside it, and on two cores the spinning took their CPU: the in-process search of the
+XQuAD index went from 8.2-12.7 to 6.6-8.2 ms at the median and 11.5-19.7 to 8.3-10.4 ms at p95
+with spinning off, at 17k chunks from 15.4-23.0 to 11.4-13.0 ms, while a sync of the same
+240 paragraphs took as long (10.1-10.5 against 10.0-10.2 s; docs/benchmarks.md, "Query path:
+onnxruntime's threads no longer spin"). Through the MCP server the difference was within the
+noise of the runs.
+
+fastembed builds its ``SessionOptions`` inside its loader, so while a model loads, the
+``onnxruntime`` it refers to is one whose ``SessionOptions`` comes with these entries set.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from typing import Any
+
+SESSION_CONFIG = {"session.intra_op.allow_spinning": "0"}
+
+
+class _ConfiguredRuntime:
+    """onnxruntime, except that new session options carry ``entries``."""
+
+    def __init__(self, runtime: Any, entries: dict[str, str]) -> None:
+        self._runtime = runtime
+        self._entries = entries
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._runtime, name)
+
+    def SessionOptions(self) -> Any:  # the name fastembed calls
+        options = self._runtime.SessionOptions()
+        for key, value in self._entries.items():
+            options.add_session_config_entry(key, value)
+        return options
+
+
+@contextlib.contextmanager
+def configured_sessions(entries: dict[str, str] = SESSION_CONFIG) -> Iterator[None]:
+    """Sessions fastembed creates inside the block get ``entries``; elsewhere nothing changes.
+    Not thread-safe against another model load at the same time (the embedder loads under
+    its lock). With a fastembed laid out otherwise, its defaults stay."""
+    try:
+        from fastembed.common import onnx_model as loaded
+    except ImportError:
+        yield
+        return
+    onnx_model: Any = loaded
+    runtime = getattr(onnx_model, "ort", None)
+    if runtime is None:
+        yield
+        return
+    onnx_model.ort = _ConfiguredRuntime(runtime, entries)
+    try:
+        yield
+    finally:
+        onnx_model.ort = runtime
