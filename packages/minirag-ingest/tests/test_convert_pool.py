@@ -144,6 +144,17 @@ def test_several_workers_convert_at_once(make_pool) -> None:
     assert len(pids) == 2
 
 
+
+def test_a_burst_of_files_starts_every_worker_beside_an_idle_one(make_pool) -> None:
+    """A worker waiting for files takes the first of a burst; the second must not wait for it
+    as if that worker were still free."""
+    pool = make_pool(workers=2)
+    pid_of(pool)  # one worker, now idle
+    futures = [pool.submit(request("sleep-1.txt")) for _ in range(2)]
+    pids = {int(f.result().converted.markdown) for f in futures}
+    assert len(pids) == 2, "the two files were converted one after the other by one worker"
+
+
 linux_only = pytest.mark.skipif(sys.platform != "linux", reason="reads /proc")
 
 

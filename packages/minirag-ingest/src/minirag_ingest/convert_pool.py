@@ -36,14 +36,15 @@ Embedding stays in the main process: the model is loaded once, there.
 from __future__ import annotations
 
 import atexit
+import collections
 import contextlib
 import logging
 import multiprocessing
 import os
-import queue
 import signal
 import sys
 import threading
+import time
 import weakref
 from collections.abc import Callable
 from concurrent.futures import Future
@@ -133,10 +134,13 @@ class ConversionPool:
         self.size = limits.workers or default_workers()
         self.ocr = ocr
         self.task = task
-        self._jobs: queue.Queue[Any] = queue.Queue()
+        # Jobs and the count of slots waiting for one change under the same lock, so a job a
+        # slot has just taken is never counted as waiting for a slot that is still idle.
         self._lock = threading.Lock()
+        self._jobs: collections.deque[Any] = collections.deque()
+        self._job_ready = threading.Condition(self._lock)
         self._slots: set[_Slot] = set()
-        self._idle = 0
+        self._idle = 0  # slots waiting in _next_job
         self._stopping = False
         self._context: Any = None
         # The memory gate: the slots converting now, and the file that must convert alone.
@@ -153,8 +157,8 @@ class ConversionPool:
         with self._lock:
             if self._context is None:
                 self._context = _context()
-            self._jobs.put((request, future, False))
-            if self._idle == 0 and len(self._slots) < self.size:
+            self._put((request, future, False))
+            if len(self._jobs) > self._idle and len(self._slots) < self.size:
                 slot = _Slot(self)
                 self._slots.add(slot)
                 slot.thread.start()
@@ -171,14 +175,10 @@ class ConversionPool:
             self._stops += 1
             self._gate.notify_all()
             slots = list(self._slots)
-            pending = []
-            while True:
-                try:
-                    pending.append(self._jobs.get_nowait())
-                except queue.Empty:
-                    break
+            pending = list(self._jobs)
+            self._jobs.clear()
             for _ in slots:
-                self._jobs.put(_STOP)
+                self._put(_STOP)
         for job in pending:
             _fail_stopped(job)
         for slot in slots:
@@ -186,14 +186,10 @@ class ConversionPool:
         for slot in slots:
             if slot.thread is not threading.current_thread():
                 slot.thread.join(JOIN_SECONDS)
-        late = []
         with self._lock:
             self._slots.difference_update(slots)
-            while True:  # sentinels no thread took, and files sent in while stopping
-                try:
-                    late.append(self._jobs.get_nowait())
-                except queue.Empty:
-                    break
+            late = list(self._jobs)  # sentinels no thread took, and files sent in while stopping
+            self._jobs.clear()
             self._stopping = False
         for job in late:
             _fail_stopped(job)
@@ -272,21 +268,30 @@ class ConversionPool:
                 slot.stopped_idle = True
                 slot.terminate()
 
+    def _put(self, job: Any) -> None:
+        """Queue ``job`` for the next free slot; the caller holds the lock."""
+        self._jobs.append(job)
+        self._job_ready.notify()
+
+    def _requeue(self, job: Any) -> None:
+        with self._lock:
+            self._put(job)
+
     def _next_job(self, slot: _Slot) -> Any:
         """The next job, or None once ``slot`` has been idle long enough to end."""
-        while True:
-            with self._lock:
-                self._idle += 1
+        with self._lock:
+            self._idle += 1
             try:
-                return self._jobs.get(timeout=self.limits.idle_seconds)
-            except queue.Empty:
-                with self._lock:
-                    if self._jobs.empty():
+                deadline = time.monotonic() + self.limits.idle_seconds
+                while not self._jobs:
+                    left = deadline - time.monotonic()
+                    if left <= 0:
                         self._slots.discard(slot)
                         return None
+                    self._job_ready.wait(left)
+                return self._jobs.popleft()
             finally:
-                with self._lock:
-                    self._idle -= 1
+                self._idle -= 1
 
 
 class _Slot:
@@ -319,7 +324,7 @@ class _Slot:
                 try:
                     result = self.run(request)
                 except _Yielded:
-                    self.pool._jobs.put((request, future, True))
+                    self.pool._requeue((request, future, True))
                 except BaseException as exc:
                     future.set_exception(exc)
                 else:
@@ -375,8 +380,6 @@ class _Slot:
     def wait_for_reply(self, conn: Any, timeout: float) -> tuple[str, Any] | None:
         """The worker's reply, or None past ``timeout``; kills the worker when the pool's
         memory gate says this file must make room (the read then fails with EOFError)."""
-        import time
-
         deadline = time.monotonic() + timeout
         while True:
             left = deadline - time.monotonic()
@@ -583,8 +586,6 @@ def _cap_memory(max_memory: int) -> None:
 
 
 def _watch_memory(max_memory: int) -> None:
-    import time
-
     while True:
         if _resident_bytes() >= max_memory:
             os._exit(MEMORY_EXIT)
