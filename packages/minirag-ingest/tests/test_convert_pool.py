@@ -144,7 +144,6 @@ def test_several_workers_convert_at_once(make_pool) -> None:
     assert len(pids) == 2
 
 
-
 def test_a_burst_of_files_starts_every_worker_beside_an_idle_one(make_pool) -> None:
     """A worker waiting for files takes the first of a burst; the second must not wait for it
     as if that worker were still free."""

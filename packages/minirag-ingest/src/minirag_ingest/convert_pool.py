@@ -230,43 +230,40 @@ class ConversionPool:
             slot.alone = False
             self._gate.notify_all()
 
-    def _should_yield(self, slot: _Slot) -> bool:
-        """Whether ``slot`` should stop its file to convert it again alone: the files
-        converting side by side hold more than the ceiling between them, and its worker holds
-        the most."""
+    def _keep_under_ceiling(self, slot: _Slot) -> bool:
+        """Checked every GATE_SECONDS while ``slot`` converts, from one reading of what each
+        worker holds. While the workers together hold more than the ceiling, the idle ones are
+        stopped: each keeps ~100 MB while it waits (more workers on more cores), and starting
+        one again from the fork server costs milliseconds. True when ``slot`` should then stop
+        its file to convert it again alone: the files converting side by side hold more than
+        the ceiling between them, and its worker holds the most."""
         with self._lock:
-            if slot.alone or len(self._busy) < 2:
+            idle = [other for other in self._slots if other not in self._busy and other.pid]
+            side_by_side = not slot.alone and len(self._busy) >= 2
+            if not idle and not side_by_side:
                 return False
-            sizes = {
-                other: _resident_of(other.pid)
+            sizes = {other: _resident_of(other.pid) for other in self._slots}
+            held = sum(size for size in sizes.values() if size is not None)
+            if idle and held > self.limits.max_memory:
+                for other in idle:
+                    other.stopped_idle = True
+                    other.terminate()
+            if not side_by_side:
+                return False
+            converting = {
+                other: sizes.get(other)
                 for other in self._busy
                 if not other.evicted and other.pid is not None
             }
-            if None in sizes.values() or slot not in sizes:
+            if None in converting.values() or slot not in converting:
                 return False
-            if sum(sizes.values()) <= self.limits.max_memory:  # type: ignore[arg-type]
+            if sum(converting.values()) <= self.limits.max_memory:  # type: ignore[arg-type]
                 return False
-            largest = max(sizes, key=lambda other: (sizes[other], other.pid))
+            largest = max(converting, key=lambda other: (converting[other], other.pid))
             if largest is not slot:
                 return False
             slot.evicted = True
             return True
-
-    def _make_room(self) -> None:
-        """Stop the idle workers while the workers together hold more than the ceiling: each
-        keeps ~100 MB while it waits (more on a machine with more cores, so more workers), and
-        starting one again from the fork server costs milliseconds."""
-        with self._lock:
-            idle = [slot for slot in self._slots if slot not in self._busy and slot.pid]
-            if not idle:
-                return
-            sizes = [_resident_of(slot.pid) for slot in self._slots]
-            held = sum(size for size in sizes if size is not None)
-            if held <= self.limits.max_memory:
-                return
-            for slot in idle:
-                slot.stopped_idle = True
-                slot.terminate()
 
     def _put(self, job: Any) -> None:
         """Queue ``job`` for the next free slot; the caller holds the lock."""
@@ -387,8 +384,7 @@ class _Slot:
                 return conn.recv()
             if left <= 0:
                 return None
-            self.pool._make_room()
-            if self.pool._should_yield(self):
+            if self.pool._keep_under_ceiling(self):
                 self.terminate()
 
     def death(self, request: ReadRequest) -> ConversionError:
@@ -594,24 +590,23 @@ def _watch_memory(max_memory: int) -> None:
 
 def _resident_of(pid: int | None) -> int | None:
     """The resident size of another process, where the system tells (Linux), else None."""
-    if pid is None:
-        return None
-    try:
-        with open(f"/proc/{pid}/statm", "rb") as statm:
-            return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-    except (OSError, ValueError, IndexError):
-        return None
+    return _status_bytes(pid, b"VmRSS:")
 
 
 def _reserved_of(pid: int | None) -> int | None:
     """The data memory another process has reserved (VmData, what RLIMIT_DATA counts), where
     the system tells (Linux), else None."""
+    return _status_bytes(pid, b"VmData:")
+
+
+def _status_bytes(pid: int | None, field: bytes) -> int | None:
+    """A size line (kB) of ``/proc/<pid>/status``, in bytes."""
     if pid is None:
         return None
     try:
         with open(f"/proc/{pid}/status", "rb") as status:
             for line in status:
-                if line.startswith(b"VmData:"):
+                if line.startswith(field):
                     return int(line.split()[1]) << 10
     except (OSError, ValueError, IndexError):
         return None
