@@ -63,8 +63,8 @@ def detect_category(markdown: str, lines: Lines | None = None) -> Category:
     for index, line in enumerate(lines):
         while fence is not None and fence[1] < index:
             fence = next(fences, None)
-        text = line.text
-        if (fence is not None and index >= fence[0]) or not text.strip():
+        text = line.text  # isspace, not strip: a 50 MB line is not copied to be judged blank
+        if (fence is not None and index >= fence[0]) or not text or text.isspace():
             continue
         stamp = timestamp_seconds(text) is not None
         first_is_stamp = first_is_stamp or (stamp and outside == 0)
