@@ -41,7 +41,7 @@ sys.path.insert(0, str(c.REPO))
 
 from minirag_ingest.names import to_id
 from testsupport.hostile import build_fuzz_set
-from testsupport.memory import TreeMemory, label, pss
+from testsupport.memory import TreeMemory, descendants, label, pss
 
 
 def print_memory(memory: TreeMemory) -> None:
@@ -101,16 +101,8 @@ async def run_sync(env: dict[str, str], cwd: Path) -> tuple[dict, float, dict]:
 
 def server_pss() -> int:
     """The server process's own PSS (not its fork server's or workers')."""
-    servers = [p for p in os.listdir("/proc") if p.isdigit() and is_server(int(p))]
-    return max((pss(int(p)) for p in servers), default=0)
-
-
-def is_server(pid: int) -> bool:
-    try:
-        parent = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
-    except (OSError, IndexError, ValueError):
-        return False
-    return parent == os.getpid() and "minirag_mcp" in label(pid)
+    servers = [pid for pid in descendants(os.getpid()) if "-m minirag_mcp" in label(pid)]
+    return max((pss(pid) for pid in servers), default=0)
 
 
 async def run_tools(env: dict[str, str], cwd: Path, cases: list, root: Path) -> list[tuple]:

@@ -20,7 +20,6 @@ Elsewhere than glibc the calls are skipped: there is nothing to trim, or no way 
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import os
 import sys
 from functools import cache
@@ -29,11 +28,15 @@ from typing import Any
 
 @cache
 def _libc() -> Any | None:
-    """glibc, if this process runs on it (musl and other systems have no malloc_trim)."""
+    """glibc, if this process runs on it (musl and other systems have no malloc_trim).
+
+    The C library the process already has loaded, not one looked up by name:
+    ``ctypes.util.find_library`` runs ``ldconfig``, 4 ms of every start-up (this runs when
+    the package is imported)."""
     if not sys.platform.startswith("linux"):
         return None
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        libc = ctypes.CDLL(None)
         libc.malloc_trim.argtypes = [ctypes.c_size_t]
         libc.mallopt.argtypes = [ctypes.c_int, ctypes.c_int]
         return libc

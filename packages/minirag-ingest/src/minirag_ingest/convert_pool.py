@@ -363,8 +363,7 @@ class _Slot:
         if kind == "memory":
             self.kill()
             raise ConversionError(request.path, limits.memory_reason()) from MemoryError()
-        resident = _resident_of(self.pid)
-        reserved = _reserved_of(self.pid)
+        resident, reserved = _memory_of(self.pid)
         if (resident is not None and resident > KEEP_RESIDENT) or (
             reserved is not None and reserved > limits.max_memory
         ):
@@ -590,27 +589,22 @@ def _watch_memory(max_memory: int) -> None:
 
 def _resident_of(pid: int | None) -> int | None:
     """The resident size of another process, where the system tells (Linux), else None."""
-    return _status_bytes(pid, b"VmRSS:")
+    return _memory_of(pid)[0]
 
 
-def _reserved_of(pid: int | None) -> int | None:
-    """The data memory another process has reserved (VmData, what RLIMIT_DATA counts), where
-    the system tells (Linux), else None."""
-    return _status_bytes(pid, b"VmData:")
-
-
-def _status_bytes(pid: int | None, field: bytes) -> int | None:
-    """A size line (kB) of ``/proc/<pid>/status``, in bytes."""
-    if pid is None:
-        return None
-    try:
-        with open(f"/proc/{pid}/status", "rb") as status:
-            for line in status:
-                if line.startswith(field):
-                    return int(line.split()[1]) << 10
-    except (OSError, ValueError, IndexError):
-        return None
-    return None
+def _memory_of(pid: int | None) -> tuple[int | None, int | None]:
+    """Another process's resident size and the data memory it has reserved (VmData, what
+    RLIMIT_DATA counts), from one read of ``/proc/<pid>/status``; None where not told."""
+    found: dict[bytes, int] = {}
+    if pid is not None:
+        try:
+            with open(f"/proc/{pid}/status", "rb") as status:
+                for line in status:
+                    if line.startswith((b"VmRSS:", b"VmData:")):
+                        found[line.split(b":")[0]] = int(line.split()[1]) << 10
+        except (OSError, ValueError, IndexError):
+            found = {}
+    return found.get(b"VmRSS"), found.get(b"VmData")
 
 
 def _resident_bytes() -> int:
