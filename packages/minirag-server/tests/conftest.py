@@ -36,15 +36,32 @@ def docs(tmp_path: Path) -> Path:
     return root
 
 
+@pytest.fixture(scope="session")
+def optimized_models(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One folder for the session's optimised model copies (minirag_index.optimized_model,
+    90 MB for the test model): made once, not once a test."""
+    return tmp_path_factory.mktemp("optimized")
+
+
 @pytest.fixture
-def env(docs: Path, model_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict:
-    """BASE_DIR, MODEL_NAME and CACHE_DIR for a run against ``docs``; returns them."""
+def env(
+    docs: Path,
+    model_dir: Path,
+    optimized_models: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> dict:
+    """BASE_DIR, MODEL_NAME and CACHE_DIR for a run against ``docs``; returns them. The
+    CACHE_DIR is the test's own; its optimised model copies are the session's."""
     for name in ENV_VARS:
         monkeypatch.delenv(name, raising=False)
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    (cache / "optimized").symlink_to(optimized_models, target_is_directory=True)
     values = {
         "BASE_DIR": str(docs),
         "MODEL_NAME": str(model_dir),
-        "CACHE_DIR": str(tmp_path / "cache"),
+        "CACHE_DIR": str(cache),
     }
     for name, value in values.items():
         monkeypatch.setenv(name, value)

@@ -284,7 +284,7 @@ class Embedder:
             with self._lock:
                 if self._model is None:
                     try:
-                        with configured_sessions():
+                        with configured_sessions(cache_dir=self.cache_dir):
                             model = self._load()
                     except ModelLoadError as exc:
                         self.load_error = str(exc)

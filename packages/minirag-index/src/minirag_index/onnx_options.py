@@ -10,25 +10,32 @@ with spinning off, at 17k chunks from 15.4-23.0 to 11.4-13.0 ms, while a sync of
 onnxruntime's threads no longer spin"). Through the MCP server the difference was within the
 noise of the runs.
 
-fastembed builds its ``SessionOptions`` inside its loader, so while a model loads, the
-``onnxruntime`` it refers to is one whose ``SessionOptions`` comes with these entries set.
+fastembed builds its ``SessionOptions`` and its ``InferenceSession`` inside its loader, so while
+a model loads, the ``onnxruntime`` it refers to is one whose ``SessionOptions`` comes with these
+entries set, and whose ``InferenceSession`` loads the already-optimised copy of the model file
+when one can be had (:mod:`minirag_index.optimized_model`).
 """
 
 from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
+
+from minirag_index.optimized_model import optimized_copy
 
 SESSION_CONFIG = {"session.intra_op.allow_spinning": "0"}
 
 
 class _ConfiguredRuntime:
-    """onnxruntime, except that new session options carry ``entries``."""
+    """onnxruntime, except that new session options carry ``entries`` and, with a
+    ``cache_dir``, a session loads the optimised copy of its model file."""
 
-    def __init__(self, runtime: Any, entries: dict[str, str]) -> None:
+    def __init__(self, runtime: Any, entries: dict[str, str], cache_dir: Path | None) -> None:
         self._runtime = runtime
         self._entries = entries
+        self._cache_dir = cache_dir
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._runtime, name)
@@ -39,10 +46,20 @@ class _ConfiguredRuntime:
             options.add_session_config_entry(key, value)
         return options
 
+    def InferenceSession(self, path_or_bytes: Any, *args: Any, **kwargs: Any) -> Any:
+        if self._cache_dir is not None and isinstance(path_or_bytes, (str, Path)):
+            copy = optimized_copy(Path(path_or_bytes), self._cache_dir)
+            if copy is not None:
+                path_or_bytes = str(copy)
+        return self._runtime.InferenceSession(path_or_bytes, *args, **kwargs)
+
 
 @contextlib.contextmanager
-def configured_sessions(entries: dict[str, str] = SESSION_CONFIG) -> Iterator[None]:
-    """Sessions fastembed creates inside the block get ``entries``; elsewhere nothing changes.
+def configured_sessions(
+    entries: dict[str, str] = SESSION_CONFIG, cache_dir: Path | None = None
+) -> Iterator[None]:
+    """Sessions fastembed creates inside the block get ``entries`` and, with ``cache_dir``,
+    load the optimised copy of their model kept there; elsewhere nothing changes.
     Not thread-safe against another model load at the same time (the embedder loads under
     its lock). With a fastembed laid out otherwise, its defaults stay."""
     try:
@@ -55,7 +72,7 @@ def configured_sessions(entries: dict[str, str] = SESSION_CONFIG) -> Iterator[No
     if runtime is None:
         yield
         return
-    onnx_model.ort = _ConfiguredRuntime(runtime, entries)
+    onnx_model.ort = _ConfiguredRuntime(runtime, entries, cache_dir)
     try:
         yield
     finally:
