@@ -33,10 +33,12 @@ from minirag_index.tokens import make_token_counter
 if TYPE_CHECKING:
     import numpy as np
 
-# Throughput is flat from 8 to 128 texts a batch while memory grows with it: onnxruntime keeps
+# Throughput is flat from 2 to 128 texts a batch while memory grows with it: onnxruntime keeps
 # an arena as large as the largest batch. 8 texts embedded XQuAD as fast as 16 (68-72 vs 66-67
-# chunks/s on a quiet machine) with 100 MB less resident (docs/benchmarks.md).
-DEFAULT_BATCH_SIZE = 8
+# chunks/s on a quiet machine) with 100 MB less resident; 2 as fast as 4 and 8 (the same CPU
+# seconds) with the server's peak over the XQuAD sync at 465 MiB instead of 488 and 551
+# (docs/benchmarks.md, "Memory, issue 22").
+DEFAULT_BATCH_SIZE = 2
 # The encoders this index is built for were trained on 128 positions; chunks fit in that, and
 # only an oversized code block would be longer. Capping the tokenizer keeps one such block
 # from making its whole batch run at 512 positions.
