@@ -121,3 +121,28 @@ def test_an_unknown_name_is_still_an_attribute_error(monkeypatch):
         _ = client.no_such_name
     assert client.TableApi.__name__ == "TableApi"  # the real __init__ ran once, in full
     assert defer_rest_client() is False  # already imported: left alone
+
+
+SIGNING = """
+import json, sys
+import minirag_index
+from minirag_index.lookalike import overlap, signature
+
+same = overlap(signature("the budget review moved to thursday after lunch"),
+               signature("the budget review moved to thursday after lunch today"))
+scipy_before = "scipy" in sys.modules
+import datasketch
+print(json.dumps({"same": same, "scipy_before": scipy_before,
+                  "lsh": datasketch.MinHashLSH.__module__, "scipy_after": "scipy" in sys.modules}))
+"""
+
+
+def test_look_alike_signatures_need_neither_scipy_nor_the_rest_of_datasketch():
+    done = subprocess.run(
+        [sys.executable, "-c", SIGNING], capture_output=True, text=True, check=True
+    )
+    result = json.loads(done.stdout)
+    assert result["same"] > 0.5  # the signatures work
+    assert result["scipy_before"] is False  # datasketch's other sketches were not imported
+    assert result["lsh"] == "datasketch.lsh"  # asked for, datasketch is the real package
+    assert result["scipy_after"] is True

@@ -2,7 +2,7 @@
 
 Measured with ``python -X importtime`` and wall clocks (docs/benchmarks.md, "CLI start-up"),
 importing LanceDB and fastembed was most of what a one-shot ``find`` or ``query`` waits for.
-Four parts of those imports do nothing here:
+Four parts of those imports, and one of datasketch's, do nothing here:
 
 1. **LanceDB's REST namespace client.** ``lance_namespace`` takes its models from the generated
    package ``lance_namespace_urllib3_client``, whose ``__init__`` imports every REST API class
@@ -29,6 +29,12 @@ Four parts of those imports do nothing here:
    ``try: ... except ImportError`` with a stand-in ``main`` for installs without them.
    :func:`skip_httpx_cli` makes that one import take the except branch; ``import httpx._main``
    at any other moment works as before.
+5. **datasketch's other sketches.** Look-alike signatures need ``datasketch.minhash`` alone, but
+   the package's ``__init__`` imports every sketch it has, and its HNSW and LSH-ensemble
+   modules import scipy: 355 modules and 53 MiB resident in the middle of a server's first
+   sync. :func:`defer_datasketch` installs the same stand-in as for the REST client, so
+   ``from datasketch.minhash import MinHash`` loads that module (and ``datasketch.hashfunc``)
+   only, while any name asked of ``datasketch`` itself runs the real ``__init__``.
 
 Each is left alone when its package is already imported or cannot be found, and
 ``MINIRAG_EAGER_IMPORTS=1`` turns all of them off.
@@ -51,6 +57,7 @@ from typing import Any
 REST_CLIENT = "lance_namespace_urllib3_client"
 OVERRIDES = "overrides"
 HTTPX_CLI = "httpx._main"
+DATASKETCH = "datasketch"
 
 
 def eager_imports() -> bool:
@@ -59,8 +66,8 @@ def eager_imports() -> bool:
 
 
 def lighten_imports() -> None:
-    """Install all four before anything imports LanceDB or fastembed (our modules import them
-    inside functions)."""
+    """Install all five before anything imports LanceDB, fastembed or datasketch (our modules
+    import them inside functions)."""
     if eager_imports():
         return
     defer_rest_client()
@@ -68,6 +75,7 @@ def lighten_imports() -> None:
     if sys.version_info < (3, 12):
         plain_overrides()
     skip_httpx_cli()
+    defer_datasketch()
 
 
 def deferred_package(name: str, names: dict[str, Any] | None = None) -> bool:
@@ -110,6 +118,11 @@ def deferred_package(name: str, names: dict[str, Any] | None = None) -> bool:
 
 def defer_rest_client(name: str = REST_CLIENT) -> bool:
     """Install the deferred stand-in for LanceDB's REST client package; True when installed."""
+    return deferred_package(name)
+
+
+def defer_datasketch(name: str = DATASKETCH) -> bool:
+    """Install the deferred stand-in for datasketch (its submodules import as usual)."""
     return deferred_package(name)
 
 

@@ -10,8 +10,9 @@ signature, which never looks like anything.
 fraction of equal signature slots): runs in common over runs in either. A short text wholly
 contained in one three times its length scores about 0.33.
 
-The signature is computed with datasketch, imported on first use only (it pulls in scipy,
-over a second of start-up that a server answering queries never needs).
+The signature is computed with datasketch's ``minhash`` module, imported on first use only and
+without the rest of the package (whose other sketches pull in scipy: over a second and 53 MiB;
+see :mod:`minirag_index.lighter_imports`).
 
 :class:`LookAlikeIndex` finds, for one document, every other document overlapping it by
 :data:`LOOKALIKE_THRESHOLD` (0.5) or more, without comparing all pairs: locality-sensitive
@@ -35,7 +36,7 @@ import numpy as np
 from minirag_index.folding import fold
 
 if TYPE_CHECKING:
-    from datasketch import MinHash
+    from datasketch.minhash import MinHash
 
 __all__ = [
     "EMPTY_SIGNATURE",
@@ -69,10 +70,9 @@ _WORD_RE = re.compile(r"[^\W_]+")
 
 @cache
 def _permutations() -> Any:
-    # datasketch is imported on first signing only: importing it pulls in scipy (over a second),
-    # which a server answering queries never needs. Reusing the permutations saves creating
-    # them for every document.
-    from datasketch import MinHash
+    # datasketch.minhash is imported on first signing only, the rest of datasketch not at all
+    # (lighter_imports.py). Reusing the permutations saves creating them for every document.
+    from datasketch.minhash import MinHash
 
     return MinHash(num_perm=NUM_PERM, seed=SEED, scheme=SCHEME).permutations
 
@@ -105,7 +105,7 @@ def signature(text: str) -> np.ndarray:
 
     Runs are hashed :data:`HASH_BATCH` at a time: datasketch holds a 128-wide matrix per batch,
     which for all runs of a 25 MB text at once was hundreds of megabytes."""
-    from datasketch import MinHash
+    from datasketch.minhash import MinHash
 
     m = MinHash(num_perm=NUM_PERM, seed=SEED, scheme=SCHEME, permutations=_permutations())
     batch: list[bytes] = []
