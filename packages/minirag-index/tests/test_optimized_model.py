@@ -97,8 +97,8 @@ def test_a_copy_is_made_once_and_again_when_the_model_file_changes(model_dir, tm
     assert first.stat().st_mtime_ns == made  # reused, not made again
     model.write_bytes(model.read_bytes())  # a new modification time: maybe another model
     second = om.optimized_copy(model, tmp_path / "cache")
-    assert second is not None and second != first
-    assert len(list((tmp_path / "cache" / "optimized").iterdir())) == 2
+    assert second is not None and second != first and second.is_file()
+    assert not first.exists()  # the copy of the file as it was is deleted
 
 
 def test_a_cache_folder_it_cannot_write_leaves_the_model_loading_from_its_file(
@@ -137,3 +137,19 @@ def test_a_model_whose_weights_are_already_float_keeps_no_copy(model_dir, tmp_pa
     (folder,) = (tmp_path / "cache" / "optimized").iterdir()
     assert [p.name for p in folder.iterdir()] == [om.READY_FILE]
     assert om.optimized_copy(folded, tmp_path / "cache") is None  # and is not made again
+
+
+def test_a_new_copy_replaces_the_older_ones_of_its_model_and_of_models_gone(model_dir, tmp_path):
+    """Each copy takes the disk of the float32 weights: one per model file is kept."""
+    cache = tmp_path / "cache"
+    model, gone = tmp_path / "model" / "model.onnx", tmp_path / "gone" / "model.onnx"
+    for path in (model, gone):
+        path.parent.mkdir()
+        path.write_bytes((model_dir / "model.onnx").read_bytes())
+    first, of_gone = om.optimized_copy(model, cache), om.optimized_copy(gone, cache)
+    assert first is not None and of_gone is not None
+    gone.unlink()
+    model.write_bytes(model.read_bytes())  # changed: the next load makes a new copy
+    second = om.optimized_copy(model, cache)
+    assert second is not None and second.is_file()
+    assert [p.parent for p in (cache / "optimized").glob(f"*/{om.MODEL_FILE}")] == [second.parent]

@@ -35,10 +35,11 @@ log = logging.getLogger(__name__)
 
 MODEL_FILE = "model.onnx"
 WEIGHTS_FILE = "model.weights"
-READY_FILE = "ready"  # written last: "copy" (the copy is whole) or "original" (none kept)
+# Written last: "copy" (the copy is whole) or "original" (none kept), then the model's path.
+READY_FILE = "ready"
 # A copy is kept when its weights take more than this many times the model's own files.
 _WORTH_GROWTH = 1.5
-_FORMAT = "1"  # bump when what is saved changes
+_FORMAT = "2"  # bump when what is saved changes
 _MAKE_TIMEOUT_SECONDS = 600.0
 _CHILD = (
     "import sys; from pathlib import Path; from minirag_index.optimized_model import "
@@ -85,7 +86,8 @@ def optimized_copy(model: Path, cache_dir: Path) -> Path | None:
         if not (folder / READY_FILE).is_file():
             folder.parent.mkdir(parents=True, exist_ok=True)
             _make(model, folder)
-        kept = (folder / READY_FILE).read_text(encoding="utf-8").strip() == "copy"
+            _forget_older_copies(model, folder)
+        kept, _ = _read_ready(folder)
         return copy if kept else None
     except (OSError, subprocess.SubprocessError, RuntimeError) as exc:
         _failed.add(model)
@@ -97,6 +99,26 @@ def optimized_copy(model: Path, cache_dir: Path) -> Path | None:
             exc,
         )
         return None
+
+
+def _read_ready(folder: Path) -> tuple[bool, str]:
+    """Whether ``folder`` keeps a copy, and the model file it was made from."""
+    kept, _, source = (folder / READY_FILE).read_text(encoding="utf-8").partition("\n")
+    return kept.strip() == "copy", source.strip()
+
+
+def _forget_older_copies(model: Path, made: Path) -> None:
+    """Delete the copies of ``model`` made before ``made`` (an older file, another
+    onnxruntime) and those whose model file is gone: each takes as much disk as the weights."""
+    for folder in made.parent.iterdir():
+        if folder == made or folder.name.startswith(".") or not (folder / READY_FILE).is_file():
+            continue
+        try:
+            _, source = _read_ready(folder)
+        except (OSError, UnicodeDecodeError):
+            continue
+        if source == str(model.resolve()) or not Path(source).is_file():
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 def _make(model: Path, folder: Path) -> None:
@@ -147,4 +169,5 @@ def save_optimized(model: Path, folder: Path) -> None:
     if not kept:
         for path in folder.iterdir():
             path.unlink()
-    (folder / READY_FILE).write_text("copy\n" if kept else "original\n", encoding="utf-8")
+    ready = f"{'copy' if kept else 'original'}\n{model.resolve()}\n"
+    (folder / READY_FILE).write_text(ready, encoding="utf-8")
