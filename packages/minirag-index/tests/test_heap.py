@@ -31,15 +31,23 @@ alive.wait()
 """
 
 
-def heap_arenas(imports: str, **env: str) -> int:
-    clean = {k: v for k, v in os.environ.items() if k != "MALLOC_ARENA_MAX"}
-    done = subprocess.run(
-        [sys.executable, "-c", COUNT_ARENAS.format(imports=imports)],
+SWITCHES = ("MALLOC_ARENA_MAX", "MALLOC_MMAP_THRESHOLD_", "ARROW_DEFAULT_MEMORY_POOL")
+
+
+def run_python(program: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """``program`` in a fresh interpreter, with none of the memory settings but ``env``."""
+    clean = {k: v for k, v in os.environ.items() if k not in SWITCHES}
+    return subprocess.run(
+        [sys.executable, "-c", program],
         capture_output=True,
         text=True,
         env={**clean, **env},
         check=True,
     )
+
+
+def heap_arenas(imports: str, **env: str) -> int:
+    done = run_python(COUNT_ARENAS.format(imports=imports), **env)
     return sum(line.startswith("Arena ") for line in done.stderr.splitlines())
 
 
@@ -50,3 +58,53 @@ def test_threads_share_two_heaps_once_the_index_is_imported() -> None:
 
 def test_a_limit_the_user_set_is_kept() -> None:
     assert heap_arenas("import minirag_index", MALLOC_ARENA_MAX="4") == 4
+
+
+# A 4 MiB block freed, then a 1 MiB one kept: glibc's count of the bytes it holds in mappings of
+# their own (mallinfo2's hblkhd) says whether the 1 MiB got one or came from a heap.
+MAPPED_AFTER_A_BIG_FREE = """
+import ctypes
+{imports}
+class Info(ctypes.Structure):
+    _fields_ = [(name, ctypes.c_size_t) for name in ("arena ordblks smblks hblks hblkhd "
+                "usmblks fsmblks uordblks fordblks keepcost").split()]
+libc = ctypes.CDLL("libc.so.6")
+libc.mallinfo2.restype = Info
+before = libc.mallinfo2().hblkhd
+big = bytearray(4 << 20)
+del big
+kept = bytearray(1 << 20)
+print(libc.mallinfo2().hblkhd - before)
+"""
+
+
+def mapped_for_the_kept_block(imports: str, **env: str) -> int:
+    return int(run_python(MAPPED_AFTER_A_BIG_FREE.format(imports=imports), **env).stdout)
+
+
+def test_a_large_block_keeps_a_mapping_of_its_own_after_a_bigger_one_is_freed() -> None:
+    """Freed whole, such a block leaves no hole in a heap (heap.py)."""
+    assert mapped_for_the_kept_block("") == 0, "unheld, glibc's bar rose to 4 MiB"
+    assert mapped_for_the_kept_block("import minirag_index") >= 1 << 20
+
+
+def test_a_threshold_the_user_set_is_kept() -> None:
+    kept = mapped_for_the_kept_block("import minirag_index", MALLOC_MMAP_THRESHOLD_="8388608")
+    assert kept == 0
+
+
+def arrow_pool(imports: str, **env: str) -> str:
+    program = f"{imports}\nimport pyarrow\nprint(pyarrow.default_memory_pool().backend_name)"
+    return run_python(program, **env).stdout.strip()
+
+
+def test_arrow_allocates_from_the_heaps_the_trim_reaches() -> None:
+    """Its own allocator kept 107 MiB of a long sync's freed tables resident (heap.py)."""
+    assert arrow_pool("") != "system", "the wheel's default is its own allocator"
+    assert arrow_pool("import minirag_index") == "system"
+    assert arrow_pool("import pyarrow\nimport minirag_index") == "system"
+
+
+def test_an_arrow_allocator_the_user_chose_is_kept() -> None:
+    chosen = arrow_pool("import minirag_index", ARROW_DEFAULT_MEMORY_POOL="jemalloc")
+    assert chosen == "jemalloc"

@@ -5,7 +5,7 @@ and it embeds and stores them; ask it a question and it fuses vector and keyword
 """
 
 from minirag_index.embedder import Embedder, ModelLoadError
-from minirag_index.heap import limit_heap_arenas
+from minirag_index.heap import arrow_on_system_allocator, fix_mmap_threshold, limit_heap_arenas
 from minirag_index.index import (
     DEFAULT_NEIGHBORS,
     DEFAULT_TOP_K,
@@ -34,8 +34,11 @@ from minirag_index.store import (
 from minirag_index.telemetry import keep_onnxruntime_offline
 
 keep_onnxruntime_offline()
-# Before onnxruntime or LanceDB start their threads, each of which would keep a heap (heap.py).
+# Before onnxruntime or LanceDB start their threads, each of which would keep a heap, and before
+# their first large blocks (heap.py).
 limit_heap_arenas()
+fix_mmap_threshold()
+arrow_on_system_allocator()
 # Before anything imports LanceDB or fastembed (our modules import them inside functions): what
 # their imports cost and this project never uses is skipped or deferred (lighter_imports.py).
 lighten_imports()

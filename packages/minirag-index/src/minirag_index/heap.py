@@ -4,7 +4,7 @@ glibc keeps what Python, LanceDB (Rust) and onnxruntime free in its heaps for re
 only shrinks from its top: after loading the model, after a search snapshot is built from a
 large table read and after each commit, the freed space stays resident. On a 100k-chunk index
 ``malloc_trim`` took a process from 1,086 to 699 MiB once the snapshot was built
-(docs/benchmarks.md, "Memory"). Arrow's own pool (mimalloc) is asked to do the same.
+(docs/benchmarks.md, "Memory"). Arrow's pool is asked to do the same.
 
 glibc also gives each new thread a heap ("arena") of its own, up to eight per core. The
 threads here - onnxruntime's pool, LanceDB's runtime, the server's workers - each took one
@@ -13,6 +13,19 @@ the server's main process ratcheted from 416 to 827 MiB and never came back, and
 with two arenas peaked 1,450 MiB for the whole tree instead of 1,638 (docs/benchmarks.md,
 "read_file of the 50 MB text"). :func:`limit_heap_arenas` caps them before any of those
 threads exist.
+
+glibc serves a large request (over 128 KiB) with a mapping of its own, returned whole when
+freed, but raises that bar to the largest block ever freed (up to 32 MiB), after which
+LanceDB's and Arrow's column buffers come from the heaps. :func:`fix_mmap_threshold` holds the
+bar where it starts.
+
+Arrow's own allocator (mimalloc in the pyarrow wheels) reserves a 1 GiB region and kept what
+the tables built and read during a sync left in it: 107 MiB resident at the end of a 10,000-file
+sync in process, with Arrow reporting nothing allocated. On glibc, Arrow is pointed at the
+system allocator instead, whose heaps the trim above reaches (:func:`arrow_on_system_allocator`).
+That sync (random vectors for the model) peaked at 571 MiB and ended at 493 before both; with
+Arrow on the system allocator, 488-504 and 394-428; with the bar held as well, 461-464 and
+383-384, in the same time (docs/benchmarks.md).
 
 Elsewhere than glibc the calls are skipped: there is nothing to trim, or no way to ask.
 """
@@ -59,6 +72,36 @@ def limit_heap_arenas(arenas: int = HEAP_ARENAS) -> bool:
     if libc is None or ARENA_SWITCH in os.environ:
         return False
     return bool(libc.mallopt(_M_ARENA_MAX, arenas))
+
+
+MMAP_THRESHOLD = 128 * 1024  # glibc's own starting value, held there
+THRESHOLD_SWITCH = "MALLOC_MMAP_THRESHOLD_"  # glibc's setting, read when the process starts
+_M_MMAP_THRESHOLD = -3  # mallopt's parameter number for it (malloc.h)
+
+
+def fix_mmap_threshold(threshold: int = MMAP_THRESHOLD) -> bool:
+    """Serve every request over ``threshold`` bytes with a mapping of its own, whatever was freed
+    before; True when glibc took it. A ``MALLOC_MMAP_THRESHOLD_`` in the environment is the
+    user's choice and is left alone."""
+    libc = _libc()
+    if libc is None or THRESHOLD_SWITCH in os.environ:
+        return False
+    return bool(libc.mallopt(_M_MMAP_THRESHOLD, threshold))
+
+
+ARROW_POOL_SWITCH = "ARROW_DEFAULT_MEMORY_POOL"  # Arrow's setting, read at its first allocation
+
+
+def arrow_on_system_allocator() -> bool:
+    """Have Arrow allocate from glibc's heaps; True when it will. Left alone elsewhere than
+    glibc, and when ``ARROW_DEFAULT_MEMORY_POOL`` is set: that is the user's choice."""
+    if _libc() is None or ARROW_POOL_SWITCH in os.environ:
+        return False
+    os.environ[ARROW_POOL_SWITCH] = "system"  # conversion workers inherit it
+    pyarrow = sys.modules.get("pyarrow")
+    if pyarrow is not None:  # imported first: its pool may be chosen already
+        pyarrow.set_memory_pool(pyarrow.system_memory_pool())
+    return True
 
 
 def release_freed_memory() -> None:
