@@ -1,5 +1,7 @@
-"""glibc's per-thread heaps are capped in every process that imports minirag_index: each thread
-would otherwise keep a heap of its own, sized by the largest work it ever did (heap.py)."""
+"""The memory settings every process that imports minirag_index gets (heap.py): glibc's
+per-thread heaps capped (each thread would otherwise keep a heap of its own, sized by the largest
+work it ever did), glibc's bar for a mapping of one's own held, Arrow on glibc's allocator; each
+left as the user set it."""
 
 from __future__ import annotations
 

@@ -23,7 +23,7 @@ Arrow's own allocator (mimalloc in the pyarrow wheels) reserves a 1 GiB region a
 the tables built and read during a sync left in it: 107 MiB resident at the end of a 10,000-file
 sync in process, with Arrow reporting nothing allocated. On glibc, Arrow is pointed at the
 system allocator instead, whose heaps the trim above reaches (:func:`arrow_on_system_allocator`).
-That sync (random vectors for the model) peaked at 571 MiB and ended at 493 before both; with
+That sync (random vectors for the model) peaked at 609 MiB and ended at 523 before both; with
 Arrow on the system allocator, 488-504 and 394-428; with the bar held as well, 461-464 and
 383-384, in the same time (docs/benchmarks.md).
 
