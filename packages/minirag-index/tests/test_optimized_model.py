@@ -153,3 +153,15 @@ def test_a_new_copy_replaces_the_older_ones_of_its_model_and_of_models_gone(mode
     second = om.optimized_copy(model, cache)
     assert second is not None and second.is_file()
     assert [p.parent for p in (cache / "optimized").glob(f"*/{om.MODEL_FILE}")] == [second.parent]
+
+
+def test_a_copy_whose_ready_note_is_damaged_is_made_again(model_dir, tmp_path):
+    """A note cut short or overwritten (a disk error, another program) must not stop the model
+    from loading: the copy is made again."""
+    first = om.optimized_copy(model_dir / "model.onnx", tmp_path / "cache")
+    assert first is not None
+    (first.parent / om.READY_FILE).write_bytes(b"\xff\xfe not text")
+    first.unlink()
+    again = om.optimized_copy(model_dir / "model.onnx", tmp_path / "cache")
+    assert again == first and again.is_file()
+    assert om._read_ready(again.parent)[0]

@@ -83,13 +83,14 @@ def optimized_copy(model: Path, cache_dir: Path) -> Path | None:
     try:
         folder = Path(cache_dir) / "optimized" / copy_key(model)
         copy = folder / MODEL_FILE
-        if not (folder / READY_FILE).is_file():
+        if not _readable_ready(folder):
+            shutil.rmtree(folder, ignore_errors=True)  # a damaged note: made again
             folder.parent.mkdir(parents=True, exist_ok=True)
             _make(model, folder)
             _forget_older_copies(model, folder)
         kept, _ = _read_ready(folder)
         return copy if kept else None
-    except (OSError, subprocess.SubprocessError, RuntimeError) as exc:
+    except (OSError, ValueError, subprocess.SubprocessError, RuntimeError) as exc:
         _failed.add(model)
         log.warning(
             "The embedding model %s loads without its optimised copy under %s (%s); it "
@@ -99,6 +100,14 @@ def optimized_copy(model: Path, cache_dir: Path) -> Path | None:
             exc,
         )
         return None
+
+
+def _readable_ready(folder: Path) -> bool:
+    try:
+        _read_ready(folder)
+    except (OSError, UnicodeDecodeError):
+        return False
+    return True
 
 
 def _read_ready(folder: Path) -> tuple[bool, str]:
@@ -111,12 +120,9 @@ def _forget_older_copies(model: Path, made: Path) -> None:
     """Delete the copies of ``model`` made before ``made`` (an older file, another
     onnxruntime) and those whose model file is gone: each takes as much disk as the weights."""
     for folder in made.parent.iterdir():
-        if folder == made or folder.name.startswith(".") or not (folder / READY_FILE).is_file():
+        if folder == made or folder.name.startswith(".") or not _readable_ready(folder):
             continue
-        try:
-            _, source = _read_ready(folder)
-        except (OSError, UnicodeDecodeError):
-            continue
+        _, source = _read_ready(folder)
         if source == str(model.resolve()) or not Path(source).is_file():
             shutil.rmtree(folder, ignore_errors=True)
 
