@@ -68,10 +68,16 @@ def limit_heap_arenas(arenas: int = HEAP_ARENAS) -> bool:
     Threads that already have a heap keep it, so this belongs before the libraries that start
     threads are loaded. A ``MALLOC_ARENA_MAX`` in the environment is the user's choice, which
     glibc has already applied: it is left alone."""
+    return _mallopt_unless_set(_M_ARENA_MAX, arenas, ARENA_SWITCH)
+
+
+def _mallopt_unless_set(parameter: int, value: int, switch: str) -> bool:
+    """``mallopt(parameter, value)`` unless the environment sets ``switch`` (glibc's own name
+    for it, which glibc has applied already); True when glibc took the value."""
     libc = _libc()
-    if libc is None or ARENA_SWITCH in os.environ:
+    if libc is None or switch in os.environ:
         return False
-    return bool(libc.mallopt(_M_ARENA_MAX, arenas))
+    return bool(libc.mallopt(parameter, value))
 
 
 MMAP_THRESHOLD = 128 * 1024  # glibc's own starting value, held there
@@ -83,10 +89,7 @@ def fix_mmap_threshold(threshold: int = MMAP_THRESHOLD) -> bool:
     """Serve every request over ``threshold`` bytes with a mapping of its own, whatever was freed
     before; True when glibc took it. A ``MALLOC_MMAP_THRESHOLD_`` in the environment is the
     user's choice and is left alone."""
-    libc = _libc()
-    if libc is None or THRESHOLD_SWITCH in os.environ:
-        return False
-    return bool(libc.mallopt(_M_MMAP_THRESHOLD, threshold))
+    return _mallopt_unless_set(_M_MMAP_THRESHOLD, threshold, THRESHOLD_SWITCH)
 
 
 ARROW_POOL_SWITCH = "ARROW_DEFAULT_MEMORY_POOL"  # Arrow's setting, read at its first allocation

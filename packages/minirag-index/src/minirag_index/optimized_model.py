@@ -83,13 +83,14 @@ def optimized_copy(model: Path, cache_dir: Path) -> Path | None:
     try:
         folder = Path(cache_dir) / "optimized" / copy_key(model)
         copy = folder / MODEL_FILE
-        if not _readable_ready(folder):
+        ready = _ready_note(folder)
+        if ready is None:
             shutil.rmtree(folder, ignore_errors=True)  # a damaged note: made again
             folder.parent.mkdir(parents=True, exist_ok=True)
             _make(model, folder)
             _forget_older_copies(model, folder)
-        kept, _ = _read_ready(folder)
-        return copy if kept else None
+            ready = _read_ready(folder)
+        return copy if ready[0] else None
     except (OSError, ValueError, subprocess.SubprocessError, RuntimeError) as exc:
         _failed.add(model)
         log.warning(
@@ -102,12 +103,12 @@ def optimized_copy(model: Path, cache_dir: Path) -> Path | None:
         return None
 
 
-def _readable_ready(folder: Path) -> bool:
+def _ready_note(folder: Path) -> tuple[bool, str] | None:
+    """:func:`_read_ready`, or None when there is no readable note."""
     try:
-        _read_ready(folder)
+        return _read_ready(folder)
     except (OSError, UnicodeDecodeError):
-        return False
-    return True
+        return None
 
 
 def _read_ready(folder: Path) -> tuple[bool, str]:
@@ -120,9 +121,10 @@ def _forget_older_copies(model: Path, made: Path) -> None:
     """Delete the copies of ``model`` made before ``made`` (an older file, another
     onnxruntime) and those whose model file is gone: each takes as much disk as the weights."""
     for folder in made.parent.iterdir():
-        if folder == made or folder.name.startswith(".") or not _readable_ready(folder):
+        ready = None if folder == made or folder.name.startswith(".") else _ready_note(folder)
+        if ready is None:
             continue
-        _, source = _read_ready(folder)
+        source = ready[1]
         if source == str(model.resolve()) or not Path(source).is_file():
             shutil.rmtree(folder, ignore_errors=True)
 
