@@ -53,6 +53,7 @@ class _Unread(Enum):
 READ = _Unread.READ
 Version = int | None | Literal[_Unread.READ]
 SNAPSHOT_VECTOR_BYTES = 256 * 1024 * 1024  # see snapshot.py
+SNAPSHOT_FOLDER = "snapshots"  # under CACHE_DIR: the snapshot's anonymous file (see spill.py)
 SECTION_CACHE_LIMIT = 5_000  # rebuilt sections kept per table version
 MAX_TOP_K = 100
 DEFAULT_TOP_K = 10
@@ -412,17 +413,14 @@ class MiniragIndex:
         """The current table version in memory, or None (no table, or too large to hold)."""
 
         def build() -> Snapshot | None:
-            from minirag_index.snapshot import SNAPSHOT_COLUMNS, Snapshot, fits
+            from minirag_index.snapshot import READ_BATCH_ROWS, SNAPSHOT_COLUMNS, Snapshot, fits
 
             dim = self.store.vector_dim()
             if dim is None or not fits(self.store.count_rows(), dim, self.snapshot_budget):
                 return None
-            table = self.store.column_table(SNAPSHOT_COLUMNS)
-            if table is None:
-                return None
-            snapshot = Snapshot.from_table(table)
-            del table  # the table read is copied into the snapshot: give its pages back
-            release_freed_memory()
+            batches = self.store.column_batches(SNAPSHOT_COLUMNS, READ_BATCH_ROWS)
+            snapshot = Snapshot.build(batches, self.settings.CACHE_DIR / SNAPSHOT_FOLDER)
+            release_freed_memory()  # the batches read from LanceDB are let go
             return snapshot
 
         return self._per_version("snapshot", build, version)

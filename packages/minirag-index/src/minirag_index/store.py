@@ -489,6 +489,13 @@ class Store:
             query = query.where(where)
         return query.limit(None).to_arrow()
 
+    def column_batches(self, columns: list[str], batch_rows: int) -> Iterator[pa.RecordBatch]:
+        """Every row's ``columns``, read ``batch_rows`` at a time (nothing without a table)."""
+        table = self.table()
+        if table is None:
+            return iter(())
+        return iter(table.search().select(columns).limit(None).to_batches(batch_rows))
+
     def sources(self, where: str | None = None) -> dict[str, SourceInfo]:
         """Every source with its metadata and chunk count."""
         data = self.column_table(SOURCE_COLUMNS, where)
