@@ -131,6 +131,50 @@ def peak_rss_mb(pid: int | str = "self") -> float | None:
     return None if kb is None else kb / 1024
 
 
+def resident_split(pid: int | str = "self", top: int = 4) -> tuple[float, float, list]:
+    """Resident MiB that is anonymous (the process's own) and file-backed (pages of mapped
+    files: libraries, the model's weights), and the ``top`` files with the most pages resident.
+    File pages count in VmRSS, but how many a library shows depends on how the file sits in
+    the system's cache (a freshly installed one is cached in large folios, each mapped whole),
+    so a figure is only comparable to one measured from the same cache state."""
+    total = anonymous = 0
+    by_file: dict[str, int] = {}
+    name = None
+    try:
+        for line in Path(f"/proc/{pid}/smaps").read_text().splitlines():
+            first, _, rest = line.partition(" ")
+            if not first.endswith(
+                ":"
+            ):  # a mapping's header: range, perms, offset, dev, inode, path
+                fields = rest.split()
+                name = fields[4] if len(fields) > 4 and fields[4].startswith("/") else None
+                continue
+            kb = int(rest.split()[0]) if first in ("Rss:", "Anonymous:") else 0
+            total += kb if first == "Rss:" else 0
+            anonymous += kb if first == "Anonymous:" else 0
+            if name is not None and first in ("Rss:", "Anonymous:"):
+                by_file[name] = by_file.get(name, 0) + (kb if first == "Rss:" else -kb)
+    except OSError:
+        return 0.0, 0.0, []
+    ranked = sorted(by_file.items(), key=lambda item: -item[1])[:top]
+    return (
+        anonymous / 1024,
+        (total - anonymous) / 1024,
+        [(Path(n).name, kb / 1024) for n, kb in ranked],
+    )
+
+
+def drop_file_cache() -> bool:
+    """Empty the system's file cache (root only), so that every run maps its libraries from
+    the same cache state; False when not allowed."""
+    try:
+        os.sync()
+        Path("/proc/sys/vm/drop_caches").write_text("3\n")
+        return True
+    except OSError:
+        return False
+
+
 # -- timing and figures --------------------------------------------------------------------
 class Stopwatch:
     """Accumulates seconds and calls per named phase."""

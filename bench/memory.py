@@ -1,6 +1,7 @@
 """Resident memory of a real server: during the XQuAD sync, and quiet with a large index.
 
     uv run python bench/memory.py [--model-dir DIR] [--chunks 100000] [--skip-xquad]
+                                  [--drop-caches]
 
 Two measurements, each on a freshly spawned ``python -m minirag_mcp`` driven over stdio as a
 client drives it, its memory sampled from /proc every 50 ms (VmRSS) and its high-water mark
@@ -15,8 +16,13 @@ read (VmHWM):
   query_documents (the snapshot is built) and one status, and its resident size is read
   3 s later, the server otherwise idle.
 
-Resident memory depends little on the machine's load; the times it prints do. The 10,000-file
-sync is bench/resync.py's (``--rss-files 10000``).
+Resident memory depends little on the machine's load; the times it prints do. It does depend
+on the system's file cache: VmRSS counts the pages of mapped libraries, and LanceDB's library
+(177 MB) showed 60-115 MiB resident in the same server depending on how the file sat in the
+cache (right after an install, large folios mapped whole). Each resident figure is printed
+with its anonymous and file-backed parts; ``--drop-caches`` (root) starts every server from an
+empty cache, the state after a reboot. The 10,000-file sync is bench/resync.py's
+(``--rss-files 10000``).
 """
 
 from __future__ import annotations
@@ -96,6 +102,7 @@ async def drive(env: dict[str, str], sync: bool) -> dict:
             figures["counts"] = state.get("counts")
             figures["sync_peak_hwm"] = sampler.hwm()
             figures["after_sync"] = c.rss_mb(sampler.pid)
+            figures["after_sync_split"] = c.resident_split(sampler.pid)
         asked = {"query": "When was the university founded?"}
         found = c.tool_json(await session.call_tool("query_documents", asked))
         figures["hits"] = len(found.get("hits", []))
@@ -103,6 +110,7 @@ async def drive(env: dict[str, str], sync: bool) -> dict:
         figures["chunks"] = status.get("chunks")
         await asyncio.sleep(QUIET_SECONDS)
         figures["quiet"] = c.rss_mb(sampler.pid)
+        figures["quiet_split"] = c.resident_split(sampler.pid)
         figures["peak_hwm"] = sampler.hwm()
         sampler.stop()
         figures["peak_sampled"] = max(sampler.samples)
@@ -136,9 +144,21 @@ def build_large_index(work: Path, model_dir: Path, chunks: int) -> Path:
     return db_path
 
 
+def show_split(split: tuple[float, float, list]) -> None:
+    anonymous, file_backed, files = split
+    biggest = ", ".join(f"{name} {mib:.0f}" for name, mib in files)
+    print(f"    of which anonymous {anonymous:.0f}, file pages {file_backed:.0f} ({biggest})")
+
+
 def show_quiet(f: dict) -> None:
     print(f"  {QUIET_SECONDS:g} s after one query     {f['quiet']:.0f} MiB ({f['hits']} hits)")
+    show_split(f["quiet_split"])
     print(f"  peak over the run        {f['peak_hwm']:.0f} MiB (VmHWM)")
+
+
+def cache_note(drop: bool) -> None:
+    if drop:
+        print("file cache dropped" if c.drop_file_cache() else "file cache NOT dropped (not root)")
 
 
 def main() -> None:
@@ -146,6 +166,12 @@ def main() -> None:
     parser.add_argument("--model-dir", type=Path, help="MODEL_NAME folder (default: test model)")
     parser.add_argument("--chunks", type=int, default=100_000, help="0: skip the large index")
     parser.add_argument("--skip-xquad", action="store_true")
+    parser.add_argument(
+        "--drop-caches",
+        action="store_true",
+        help="empty the system's file cache before each server starts (root only), so that "
+        "every run maps its libraries from the same cache state",
+    )
     parser.add_argument(
         "--server-env",
         action="append",
@@ -165,12 +191,14 @@ def main() -> None:
             root = work / "xquad-en"
             shutil.copytree(c.data("xquad", "en", "docs"), root)
             env = c.server_env(root, work / "db-xquad", model_dir, **extra)
+            cache_note(args.drop_caches)
             f = asyncio.run(drive(env, sync=True))
             print("\n## XQuAD en, 240 paragraphs, one sync through the server")
             print(f"  sync                     {f['sync_seconds']:.1f} s (at {c.load()})")
             print(f"  counts                   {f['counts']}")
             print(f"  peak during the sync     {f['sync_peak_hwm']:.0f} MiB (VmHWM)")
             print(f"  right after the sync     {f['after_sync']:.0f} MiB")
+            show_split(f["after_sync_split"])
             show_quiet(f)
         if args.chunks:
             started = time.perf_counter()
@@ -179,6 +207,7 @@ def main() -> None:
             print(f"  index written in {time.perf_counter() - started:.0f} s")
             empty = work / "empty-root"
             empty.mkdir()
+            cache_note(args.drop_caches)
             f = asyncio.run(drive(c.server_env(empty, db_path, model_dir, **extra), sync=False))
             print(f"  chunks (status)          {f['chunks']}")
             show_quiet(f)

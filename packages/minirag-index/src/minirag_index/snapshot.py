@@ -70,6 +70,34 @@ class _Strings:
         return None if code < 0 else self.values[code]
 
 
+class _SortedStrings(_Strings):
+    """A column of many distinct values (a section's id): the values kept as one sorted array
+    of UTF-8 bytes rather than Python strings (33k sections at 100k chunks: 0.5 MiB instead of
+    2.5), a value's rows found by bisection."""
+
+    def __init__(self, column: pa.ChunkedArray) -> None:
+        super().__init__(column)
+        keys = np.array([value.encode("utf-8") for value in self.values], dtype=bytes)
+        order = np.argsort(keys, kind="stable")
+        self.keys = keys[order]
+        rank = np.empty(len(order), dtype=np.int32)
+        rank[order] = np.arange(len(order), dtype=np.int32)
+        self.codes = np.where(self.codes < 0, -1, rank[self.codes]).astype(np.int32)
+        self.values = []
+
+    def at(self, row: int) -> str | None:
+        code = int(self.codes[row])
+        return None if code < 0 else bytes(self.keys[code]).decode("utf-8")
+
+    def rows_of(self, value: str) -> np.ndarray:
+        """The rows holding ``value``."""
+        key = value.encode("utf-8")
+        at = int(np.searchsorted(self.keys, key))
+        if at == len(self.keys) or self.keys[at] != key:
+            return np.zeros(0, dtype=np.int64)
+        return np.flatnonzero(self.codes == at)
+
+
 class Snapshot:
     def __init__(
         self,
@@ -97,11 +125,6 @@ class Snapshot:
         self._text_offsets = text_offsets  # (rows + 1) byte offsets into ``texts``
         self._vectors = vectors
         self._texts = texts
-        # Sections are found by parentId: its dictionary sorted, to look one up by bisection.
-        parents = self._strings["parent_id"]
-        self._parent_keys = np.array([p.encode("utf-8") for p in parents.values], dtype=bytes)
-        self._parent_order = np.argsort(self._parent_keys, kind="stable")
-        self._parent_keys = self._parent_keys[self._parent_order]
 
     @classmethod
     def build(cls, batches: Iterable[pa.RecordBatch], spill_folder: Path | None) -> Snapshot:
@@ -129,7 +152,12 @@ class Snapshot:
         if not codes:
             return cls.empty(vectors, texts)
         return cls(
-            strings={name: _Strings(pa.chunked_array(kept[name])) for name in _STRINGS},
+            strings={
+                name: (_SortedStrings if name == "parent_id" else _Strings)(
+                    pa.chunked_array(kept[name])
+                )
+                for name in _STRINGS
+            },
             numbers={
                 name: pa.chunked_array(kept[name]).to_numpy().astype(np.int32) for name in _NUMBERS
             },
@@ -146,7 +174,7 @@ class Snapshot:
     def empty(cls, vectors: Spill, texts: Spill) -> Snapshot:
         nothing = pa.chunked_array([], type=pa.string())
         return cls(
-            strings={name: _Strings(nothing) for name in _STRINGS},
+            strings={name: _SortedStrings(nothing) for name in _STRINGS},
             numbers={name: np.zeros(0, np.int32) for name in _NUMBERS},
             codes=np.zeros((0, 0), np.uint8),
             scales=np.zeros(0, np.float32),
@@ -255,12 +283,9 @@ class Snapshot:
 
     def section_chunks(self, parent_id: str) -> list[StoredChunk]:
         """The chunks of one section in chunk order; empty if the section is unknown."""
-        key = parent_id.encode("utf-8")
-        at = int(np.searchsorted(self._parent_keys, key))
-        if at == len(self._parent_keys) or self._parent_keys[at] != key:
-            return []
-        code = int(self._parent_order[at])
-        positions = np.flatnonzero(self._strings["parent_id"].codes == code)
+        parents = self._strings["parent_id"]
+        assert isinstance(parents, _SortedStrings)
+        positions = parents.rows_of(parent_id)
         chunks = [StoredChunk(**row) for row in self.rows_at(positions)]
         chunks.sort(key=lambda c: c.chunk_index)
         return chunks
