@@ -164,13 +164,15 @@ def test_heading_sections_and_breadcrumbs(token_counter: Counter) -> None:
     assert approval[0].body.startswith("## 1.2 Approval")
     assert approval[0].context == "1 General\n"  # the ancestors; its own heading is in the body
     assert len(approval) > 1
-    for later in approval[1:]:
-        assert later.context == "1 General > 1.2 Approval\n"
+    for later in approval[1:]:  # the ancestors, then the heading as it is written
+        assert later.context == "1 General\n## 1.2 Approval\n\n"
         assert "## 1.2" not in later.body
-    # Rebuilt, each heading appears once and no breadcrumb is repeated.
+    # Every chunk of the section reads the same way up to its own text.
+    assert all(c.text.startswith("1 General\n## 1.2 Approval\n\n") for c in approval)
+    # Rebuilt, each heading appears once and no context is repeated.
     rebuilt = rebuild_document(doc.chunks)
     assert rebuilt.count("1.2 Approval") == 1
-    assert "1 General > 1.2" not in rebuilt
+    assert "1 General\n## 1.2" not in rebuilt
 
 
 def test_breadcrumb_is_elided_in_the_middle(token_counter: Counter) -> None:
@@ -188,6 +190,75 @@ def test_breadcrumb_is_elided_in_the_middle(token_counter: Counter) -> None:
     assert context.startswith(titles[0] + " > …")
     assert context.rstrip("\n").endswith(titles[-1])
     assert token_counter(context) - token_counter("") <= 110 // 3
+
+
+@pytest.mark.parametrize("opening", ["# Handbook\n\n", "# Handbook\n\nIntro.\n\n"])
+def test_a_paragraph_put_directly_under_a_heading_leaves_the_next_one_as_it_was(
+    token_counter: Counter, opening: str
+) -> None:
+    """The paragraph that opened a heading section and now follows a new one keeps its chunk's
+    exact text (so its stored vector), and so does the one that opens the section once the
+    first is deleted: the heading reads the same in the body of a section's first chunk and in
+    the context of every later one. Part A's section either opens with "# Handbook" (a heading
+    with no text of its own) or sits under it."""
+    body = numbered_paragraphs(4)
+    markdown = opening + "## Part A\n\n" + "\n\n".join(body) + "\n\n## Part B\n\nB text.\n"
+    new_paragraph = PROSE.strip()
+    inserted = markdown.replace(body[0], f"{new_paragraph}\n\n{body[0]}")
+    deleted = markdown.replace(f"{body[0]}\n\n", "")
+    before = {c.text for c in chunk(markdown, token_counter).chunks}
+    after_insert = {c.text for c in chunk(inserted, token_counter).chunks}
+    after_delete = {c.text for c in chunk(deleted, token_counter).chunks}
+    assert before <= after_insert  # only the new paragraph's chunks are new
+    assert all("signed form" in text for text in after_insert - before)
+    assert after_delete <= before  # nothing new to embed
+
+
+def test_later_chunks_carry_every_pending_heading_as_written(token_counter: Counter) -> None:
+    """Headings with no text of their own are carried into the next section: its later chunks
+    repeat all of them exactly, after the ancestors' breadcrumb."""
+    markdown = "# Handbook\n\nIntro.\n\n## Part A\n\n### A.1 Scope\n\n" + PROSE * 3
+    grouped = sections(chunk(markdown, token_counter))
+    scope = grouped[1]
+    assert scope[0].context == "Handbook\n"
+    assert scope[0].body.startswith("## Part A\n\n### A.1 Scope\n\nThe committee")
+    assert len(scope) > 1
+    for later in scope[1:]:
+        assert later.context == "Handbook\n## Part A\n\n### A.1 Scope\n\n"
+
+
+def test_a_heading_too_long_to_repeat_as_written_falls_back_to_the_breadcrumb(
+    token_counter: Counter,
+) -> None:
+    """The repeated heading takes at most a third of the budget: past it, later chunks carry
+    the elided breadcrumb as before, and a short heading in the same document keeps its exact
+    form."""
+    long_title = " ".join(f"clause{n} on procurement" for n in range(12))
+    markdown = (
+        "# Handbook\n\nIntro.\n\n## Short\n\n" + PROSE * 3 + f"\n\n## {long_title}\n\n" + PROSE * 3
+    )
+    grouped = sections(chunk(markdown, token_counter))
+    short, long = grouped[1], grouped[2]
+    assert {c.context for c in short[1:]} == {"Handbook\n## Short\n\n"}
+    assert long[0].context == "Handbook\n" and long[0].body.startswith(f"## {long_title}")
+    assert len(long) > 1
+    for later in long[1:]:
+        assert "##" not in later.context
+        assert later.context.startswith("Handbook > ") or later.context.startswith("… > ")
+        assert token_counter(later.context) - token_counter("") <= 110 // 3
+
+
+def test_blank_lines_under_a_heading_are_not_repeated_in_every_chunk(
+    token_counter: Counter,
+) -> None:
+    """Blank lines cost no tokens: a heading followed by thousands of them is repeated as a
+    breadcrumb, not as written, so later chunks do not each carry the blank lines (here the
+    section cap puts the heading and its text in two sections)."""
+    markdown = "# Handbook\n\nIntro.\n\n## Part A" + "\n" * 20_000 + PROSE * 3
+    doc = chunk(markdown, token_counter)
+    text = [c for c in doc.chunks if "committee" in c.body]
+    assert len(text) > 1
+    assert {c.context for c in text} == {"Handbook > Part A\n"}
 
 
 def test_empty_heading_becomes_its_own_chunk(token_counter: Counter) -> None:
@@ -227,7 +298,7 @@ def test_table_rows_carry_the_header(token_counter: Counter) -> None:
     table_chunks = [c for c in doc.chunks if "| r0" in c.body]
     assert len(table_chunks) > 1
     for piece in table_chunks[1:]:
-        assert piece.context == "Items\n| Code | Name | Note |\n|---|---|---|\n"
+        assert piece.context == "# Items\n\n| Code | Name | Note |\n|---|---|---|\n"
         assert piece.body.startswith("| r")
     for i in range(40):  # never split inside a row
         row = f"| r{i:03d} | value {i} | remark number {i} |"

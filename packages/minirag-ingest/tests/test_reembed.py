@@ -10,7 +10,7 @@ import pytest
 
 from minirag_ingest.pipeline import Pipeline
 from minirag_ingest.sync import sync
-from testsupport.edits import EDITS
+from testsupport.edits import EDITS, sentences
 from testsupport.embedding import count_passages
 
 WORDS = (
@@ -169,3 +169,26 @@ def test_every_kind_of_one_paragraph_edit_re_embeds_at_most_three_chunks(
             if len(new) > 3:
                 over.setdefault(kind, []).append(len(new))
     assert over == {}
+
+
+@pytest.mark.parametrize("kind", ["inserted", "deleted"])
+def test_an_edit_right_under_a_heading_leaves_the_paragraph_after_it_as_it_was(
+    pipeline: Pipeline, docs: Path, kind: str
+) -> None:
+    """A paragraph put in right under a heading, or the one there deleted: the paragraph that
+    opened the section and now follows the new one (or opens it now) keeps its exact text, so
+    only the new paragraph's chunks are embedded."""
+    body = paragraphs(16)
+    spare = paragraphs(70, seed=11)[-1]
+    areas = [n // 4 for n in range(len(body))]
+    path = docs / "report.md"
+    before = prepared_texts(pipeline, path, render(body, areas, "headings"))
+    for at in (4, 8, 12):  # the first paragraph of an area, right under its heading
+        changed, changed_areas = edited(body, areas, kind, at, spare)
+        after = prepared_texts(pipeline, path, render(changed, changed_areas, "headings"))
+        if kind == "inserted":
+            assert set(before) <= set(after), at
+            new = [text for text in after if text not in before]
+            assert new and all(any(s in text for s in sentences(spare)) for text in new)
+        else:
+            assert set(after) <= set(before), at

@@ -220,13 +220,10 @@ def carve_headings(doc: str, lines: Lines, packer: Packer) -> list[SectionPlan]:
             Unit(h.start, h.end, "text", level=LEVEL_LINE, keep_with_next=True) for h in pending
         ]
         units += _units(content, packer)
-        plans.append(
-            SectionPlan(
-                units,
-                packer.breadcrumb(pending_ancestors),
-                packer.breadcrumb([title for _, title in stack]),
-            )
-        )
+        opening = packer.breadcrumb(pending_ancestors)
+        headings = doc[pending[0].start : content[0].start] if content else ""
+        titles = [title for _, title in stack]
+        plans.append(SectionPlan(units, opening, packer.heading_context(opening, headings, titles)))
         pending = []
     return plans
 

@@ -7,10 +7,11 @@ from typing import Literal
 
 # Bump whenever a change to this package moves chunk boundaries or changes chunk text: every
 # stored chunk records the scheme it was cut with, and an index holding older ones is stale.
-SCHEME_VERSION = 4
+SCHEME_VERSION = 5
 # 3: a chunk that began inside a paragraph ends with it. 4: cuts depend on nearby text only: a
 # paragraph is cut on its own, only whole paragraphs share a chunk, and the section cap and long
-# paragraphs cut where a hash of the text picks (see _pack.py and _carve.py).
+# paragraphs cut where a hash of the text picks (see _pack.py and _carve.py). 5: a heading
+# section's later chunks repeat its heading lines as written, not a breadcrumb ending in them.
 
 DEFAULT_BUDGET = 110
 MIN_BUDGET = 16

@@ -252,6 +252,19 @@ class Packer:
                 return candidate
         return self.fit_line("… > " + parts[-1])
 
+    def heading_context(self, opening: str, headings: str, titles: list[str]) -> str:
+        """The context of a heading section's later chunks: the section's opening context and
+        its heading lines as written (``headings``, up to its first text), so that a chunk reads
+        the same whether it opens the section (the headings then in its body) or follows on;
+        the breadcrumb of ``titles`` when that would take more than max_ctx, or more characters
+        than max_ctx tokens of natural text (blank lines cost no tokens, and every later chunk
+        would carry them)."""
+        exact = opening + headings
+        fits = len(exact) <= self.max_ctx * _SKIP_COUNT_CHARS_PER_TOKEN
+        if headings and fits and self.cost(exact) <= self.max_ctx:
+            return exact
+        return self.breadcrumb(titles)
+
     def table_lead(self, header_start: int, header_end: int) -> str:
         """The header row repeated above table rows, shortened if it would crowd them out."""
         header = self.doc[header_start:header_end]
