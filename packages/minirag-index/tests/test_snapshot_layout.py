@@ -208,5 +208,5 @@ def test_a_disk_that_fills_up_while_writing_loses_nothing(tmp_path, caplog):
 
 def test_the_file_is_not_left_behind(tmp_path, rng):
     snapshot = Snapshot.build(batches(unit_rows(rng, 20), 8), tmp_path)
+    assert len(snapshot) == 20 and not snapshot.held_in_memory
     assert [p for p in Path(tmp_path).iterdir() if p.is_file()] == []  # unlinked from the start
-    snapshot.close()

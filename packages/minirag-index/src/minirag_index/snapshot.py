@@ -193,11 +193,6 @@ class Snapshot:
         """True when no file could be written and the texts and vectors are held here."""
         return self._texts.in_memory or self._vectors.in_memory
 
-    def close(self) -> None:
-        """Let go of the file (a snapshot still searched by another thread keeps reading)."""
-        self._vectors.close()
-        self._texts.close()
-
     def allowed(self, scope: str | None, sources: Collection[str] | None) -> np.ndarray | None:
         """Which rows a search under ``scope`` limited to ``sources`` may return (None: all)."""
         if not scope and sources is None:

@@ -71,10 +71,6 @@ class Spill:
             self._file.seek(offset)
             return self._file.read(length)
 
-    def close(self) -> None:
-        if self._file is not None:
-            self._file.close()
-
     def _to_memory(self) -> None:
         """What was written so far, read back into memory; the file is let go."""
         file, self._file = self._file, None
