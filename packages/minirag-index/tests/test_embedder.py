@@ -99,3 +99,31 @@ def test_the_embedding_threads_do_not_spin_between_runs(embedder):
     assert session.get_session_options().get_session_config_entry(entry) == "0"
     with pytest.raises(Exception, match="does not have configuration"):
         onnxruntime.SessionOptions().get_session_config_entry(entry)
+
+
+def test_each_run_computes_on_one_thread(embedder):
+    """A query's run leaves the other core to the keyword search beside it (embedder.py)."""
+    options = embedder.model().model.model.get_session_options()
+    assert options.intra_op_num_threads == 1
+
+
+def test_batches_embedded_side_by_side_give_each_text_its_own_vector_in_order(embedder):
+    import numpy as np
+
+    texts = [
+        f"Paragraph {i}: " + "the river floods the valley every spring. " * (i % 7 + 1)
+        for i in range(23)
+    ]
+    shared = embedder.parallel_batches  # the fixture's embedder serves the whole session
+    try:
+        embedder.parallel_batches = 1
+        one_at_a_time = embedder.embed_passages(texts)
+        embedder.parallel_batches = 3
+        side_by_side = embedder.embed_passages(texts)
+    finally:
+        embedder.parallel_batches = shared
+    assert len(side_by_side) == len(texts)
+    for a, b in zip(one_at_a_time, side_by_side, strict=True):
+        assert np.allclose(a, b, atol=1e-5)
+    alone = [embedder.embed_passages([text])[0] for text in texts[:3]]
+    assert all(np.allclose(a, b, atol=1e-5) for a, b in zip(alone, side_by_side, strict=False))

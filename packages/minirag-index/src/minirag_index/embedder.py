@@ -21,6 +21,7 @@ import os
 import sys
 import threading
 from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -43,10 +44,25 @@ DEFAULT_BATCH_SIZE = 2
 # only an oversized code block would be longer. Capping the tokenizer keeps one such block
 # from making its whole batch run at 512 positions.
 MAX_SEQUENCE_TOKENS = 128
+# Each onnxruntime run computes on the calling thread alone, and passages are embedded this many
+# batches at a time, one per core. A short query's run reads every weight (42 MB of float32 for
+# MiniLM) whatever the thread count, so a second intra-op thread bought it nothing (3.1 against
+# 3.2 ms) while taking the core the keyword search runs on beside it; and two batches side by
+# side embedded XQuAD passages faster than one batch on two threads (2.6 against 3.3 s)
+# (docs/benchmarks.md, "Query path and ingest: one thread a run").
+MAX_PARALLEL_BATCHES = 4
 log = logging.getLogger(__name__)
 _LOCAL_FILES = ("model.onnx", "tokenizer.json", "tokenizer_config.json", "config.json")
 _registered: set[str] = set()
 _register_lock = threading.Lock()
+
+
+def _usable_cores() -> int:
+    """The cores this process may run on (its affinity where the system tells)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
 
 
 class ModelLoadError(RuntimeError):
@@ -179,6 +195,7 @@ class Embedder:
         self.model_name = model_name
         self.cache_dir = Path(cache_dir)
         self.batch_size = batch_size
+        self.parallel_batches = max(1, min(MAX_PARALLEL_BATCHES, _usable_cores()))
         self.on_progress = on_progress
         self._model: Any = None
         self._spec: ModelSpec | None = None
@@ -266,13 +283,17 @@ class Embedder:
                     specific_model_path=str(folder),
                     cache_dir=str(self.cache_dir),
                     local_files_only=True,
+                    threads=1,
                 )
             known = _fastembed_dims()
             if self.model_name not in known:
                 raise ValueError(_NOT_A_MODEL)
             self._dim = int(known[self.model_name])
             return TextEmbedding(
-                self.model_name, cache_dir=str(self.cache_dir), local_files_only=_offline()
+                self.model_name,
+                cache_dir=str(self.cache_dir),
+                local_files_only=_offline(),
+                threads=1,
             )
         except ModelLoadError:
             raise
@@ -314,8 +335,17 @@ class Embedder:
             return []
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         prefix = self.spec.passage_prefix
-        vectors = self.model().embed([prefix + texts[i] for i in order], batch_size=self.batch_size)
+        model = self.model()
+        ordered = [prefix + texts[i] for i in order]
+        size = self.batch_size
+        batches = [ordered[start : start + size] for start in range(0, len(ordered), size)]
         self._arena_used = True
+        if len(batches) == 1 or self.parallel_batches == 1:
+            vectors = list(model.embed(ordered, batch_size=size))
+        else:
+            with ThreadPoolExecutor(self.parallel_batches, "embed") as pool:
+                done = pool.map(lambda batch: list(model.embed(batch, batch_size=size)), batches)
+                vectors = [vector for batch in done for vector in batch]
         result: list[Any] = [None] * len(texts)
         for position, vector in zip(order, vectors, strict=True):
             result[position] = vector
