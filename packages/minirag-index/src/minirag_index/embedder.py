@@ -49,7 +49,8 @@ MAX_SEQUENCE_TOKENS = 128
 # MiniLM) whatever the thread count, so a second intra-op thread bought it nothing (3.1 against
 # 3.2 ms) while taking the core the keyword search runs on beside it; and two batches side by
 # side embedded XQuAD passages faster than one batch on two threads (2.6 against 3.3 s)
-# (docs/benchmarks.md, "Query path and ingest: one thread a run").
+# (docs/benchmarks.md, "Memory, issue 22: the search snapshot in byte codes and a file; one
+# thread a run").
 MAX_PARALLEL_BATCHES = 4
 log = logging.getLogger(__name__)
 _LOCAL_FILES = ("model.onnx", "tokenizer.json", "tokenizer_config.json", "config.json")
