@@ -73,9 +73,14 @@ def constraints(session: nox.Session) -> list[str]:
     return ["-c", str(target)]
 
 
+# llama.cpp compiled for the CPU's common features, not the build machine's own (see the root
+# pyproject.toml, whose setting `uv pip` does not read).
+PORTABLE_LLAMA = ("--config-settings-package", "llama-cpp-python:cmake.args=-DGGML_NATIVE=OFF")
+
+
 def install(session: nox.Session, *packages: str) -> None:
     pins = constraints(session)
-    session.install(*pins, *packages, *TEST_DEPS)
+    session.install(*pins, *PORTABLE_LLAMA, *packages, *TEST_DEPS)
     session.install(*pins, "--no-deps", *TOKENIZER_DEPS)
 
 
