@@ -13,9 +13,9 @@ from __future__ import annotations
 import os
 
 os.environ.setdefault("FASTMCP_CHECK_FOR_UPDATES", "off")
-# py-key-value (fastmcp's session-state store, first read when tools/list is answered)
+# py-key-value (fastmcp's default session-state store, which session_state.py replaces)
 # instruments its own modules with beartype as they are imported unless told not to; its checks
-# only warn, and the instrumentation costs about 90 ms of CPU before that first answer.
+# only warn, and the instrumentation costs about 90 ms of CPU when it is imported at all.
 os.environ.setdefault("PY_KEY_VALUE_DISABLE_BEARTYPE", "true")
 
 import contextlib
@@ -32,6 +32,7 @@ from minirag_ingest.names import safe_text
 from minirag_mcp.config import Config, ConfigProblem, load_config
 from minirag_mcp.context import AppContext
 from minirag_mcp.instructions import build_instructions
+from minirag_mcp.session_state import use_plain_state_store
 from minirag_mcp.tools import register_tools
 from minirag_mcp.wording import error_message
 
@@ -114,6 +115,7 @@ def create_app(config: Config | ConfigProblem | None = None, *, watch: bool = Fa
         version=config.version,
         lifespan=lifespan,
     )
+    use_plain_state_store(mcp)
     mcp.add_middleware(ToolCallGuard())
     mcp.app_context = app_ctx  # type: ignore[attr-defined]  # read by tools.app_of
     advertise_tools_only(mcp)
