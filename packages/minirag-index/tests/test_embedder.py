@@ -94,7 +94,7 @@ def test_the_embedding_threads_do_not_spin_between_runs(embedder):
     while its query is embedded (onnx_options.py); sessions made elsewhere keep the default."""
     import onnxruntime
 
-    session = embedder.model().model.model
+    session = embedder.session()
     entry = "session.intra_op.allow_spinning"
     assert session.get_session_options().get_session_config_entry(entry) == "0"
     with pytest.raises(Exception, match="does not have configuration"):
@@ -103,7 +103,7 @@ def test_the_embedding_threads_do_not_spin_between_runs(embedder):
 
 def test_each_run_computes_on_one_thread(embedder):
     """A query's run leaves the other core to the keyword search beside it (embedder.py)."""
-    options = embedder.model().model.model.get_session_options()
+    options = embedder.session().get_session_options()
     assert options.intra_op_num_threads == 1
 
 

@@ -64,7 +64,7 @@ def test_the_embedder_loads_the_copy_it_made_under_the_cache_folder(model_dir, t
     vector = embedder.embed_query("tomatoes need full sun")
     copies = list((cache / "optimized").iterdir())
     assert len(copies) == 1 and (copies[0] / om.READY_FILE).is_file()
-    session = embedder.model().model.model
+    session = embedder.session()
     assert Path(session._model_path) == copies[0] / om.MODEL_FILE
     assert vector.shape == (embedder.dim,)
 
@@ -111,7 +111,7 @@ def test_a_cache_folder_it_cannot_write_leaves_the_model_loading_from_its_file(
         embedder = Embedder(str(model_dir), cache)
         vector = embedder.embed_query("tomatoes need full sun")
     assert vector.shape == (embedder.dim,)
-    session = embedder.model().model.model
+    session = embedder.session()
     assert Path(session._model_path) == model_dir / "model.onnx"
     assert any(
         str(cache / "optimized") in record.getMessage() and "works as before" in record.getMessage()

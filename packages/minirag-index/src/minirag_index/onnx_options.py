@@ -54,6 +54,22 @@ class _ConfiguredRuntime:
         return self._runtime.InferenceSession(path_or_bytes, *args, **kwargs)
 
 
+def folder_session(model: Path, cache_dir: Path, threads: int) -> tuple[Any, Path]:
+    """Session options and the model file for a session this project creates itself (a model
+    folder's, see :mod:`minirag_index.folder_encoder`): fastembed's settings (all graph
+    optimisations, ``threads`` intra- and inter-op threads) with :data:`SESSION_CONFIG`, and
+    the optimised copy of ``model`` when one can be had."""
+    import onnxruntime as ort  # type: ignore[import-untyped]
+
+    options = ort.SessionOptions()
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = threads
+    for key, value in SESSION_CONFIG.items():
+        options.add_session_config_entry(key, value)
+    return options, optimized_copy(model, cache_dir) or model
+
+
 @contextlib.contextmanager
 def configured_sessions(
     entries: dict[str, str] = SESSION_CONFIG, cache_dir: Path | None = None

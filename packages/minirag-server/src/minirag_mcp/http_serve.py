@@ -142,7 +142,7 @@ def serve_http(
 ) -> None:
     """Run the server over HTTP until it is stopped. Raises :class:`ConfigError` before
     listening when the configuration, the token or the address is not usable."""
-    from minirag_mcp.server import create_app, stop_app
+    from minirag_mcp.server import create_app, stop_app, warm_modules
     from minirag_mcp.warmup import WarmUpAfterInitialize
 
     if isinstance(config, ConfigProblem):
@@ -151,7 +151,7 @@ def serve_http(
     if not is_loopback(host):
         log.warning("listening on %s without TLS: put a TLS-terminating proxy in front", host)
     app = create_app(config, watch=watch)
-    warm_up = WarmUpAfterInitialize()
+    warm_up = WarmUpAfterInitialize(warm_modules(config))
     app.add_middleware(warm_up)
     mode = "read-only" if config.read_only else "read-write"
     print(f"minirag: serving {mode} at {plan.url} (Ctrl-C to stop)", file=sys.stderr, flush=True)

@@ -123,12 +123,23 @@ def create_app(config: Config | ConfigProblem | None = None, *, watch: bool = Fa
     return mcp
 
 
+def warm_modules(config: Config | ConfigProblem) -> tuple[str, ...]:
+    """What the warm-up imports for this configuration: LanceDB and the embedding runtime its
+    MODEL_NAME loads with."""
+    from minirag_index.embedder import runtime_modules
+    from minirag_mcp.warmup import WARM_MODULES
+
+    if not isinstance(config, Config):
+        return WARM_MODULES
+    return ("lancedb", *runtime_modules(config.index.MODEL_NAME))
+
+
 def serve_stdio(config: Config | ConfigProblem, *, watch: bool = False) -> None:
     """Run the server on stdio; nothing but JSON-RPC is written to stdout."""
     from minirag_mcp.warmup import WarmUpAfterInitialize
 
     app = create_app(config, watch=watch)
-    warm_up = WarmUpAfterInitialize()
+    warm_up = WarmUpAfterInitialize(warm_modules(config))
     app.add_middleware(warm_up)
     from minirag_mcp import timings
 

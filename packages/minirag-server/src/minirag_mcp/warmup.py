@@ -5,7 +5,9 @@ tool call of a fresh server used to pay for LanceDB's import (over a second here
 client builds hundreds of pydantic models) and for fastembed's; a no-op re-sync of 1,400 files
 took 1.4 s in a new server against 65 ms in one that had done a sync. Importing both on a
 background thread right after ``initialize`` uses the time a user spends on the first question.
-No model is loaded and no index is opened: that still happens on first use.
+No model is loaded and no index is opened: that still happens on first use. What is imported
+follows MODEL_NAME: fastembed for a model id, only onnxruntime and tokenizers for a model
+folder (which loads without fastembed).
 
 The imports hold the GIL for over a second, so they wait until the client has its tool list:
 a client sends ``tools/list`` right after ``initialize``, and importing beside it would slow
@@ -44,11 +46,13 @@ def warm_imports(modules: tuple[str, ...] = WARM_MODULES) -> None:
 
 
 class WarmUpAfterInitialize(Middleware):
-    """Starts :func:`warm_imports` ``WARM_DELAY`` seconds after the first tools/list, or
-    ``WARM_DELAY_WITHOUT_LIST`` seconds after the first initialize if no list came by then.
-    (Should both timers fire, the second import finds everything imported already.)"""
+    """Starts :func:`warm_imports` of ``modules`` ``WARM_DELAY`` seconds after the first
+    tools/list, or ``WARM_DELAY_WITHOUT_LIST`` seconds after the first initialize if no list
+    came by then. (Should both timers fire, the second import finds everything imported
+    already.)"""
 
-    def __init__(self) -> None:
+    def __init__(self, modules: tuple[str, ...] = WARM_MODULES) -> None:
+        self.modules = modules
         self._lock = threading.Lock()
         self._timer: threading.Timer | None = None
         self._listed = False
@@ -59,9 +63,12 @@ class WarmUpAfterInitialize(Middleware):
             return
         if self._timer is not None:
             self._timer.cancel()
-        self._timer = threading.Timer(delay, warm_imports)
+        self._timer = threading.Timer(delay, self._warm)
         self._timer.daemon = True
         self._timer.start()
+
+    def _warm(self) -> None:
+        warm_imports(self.modules)
 
     def stop(self, timeout: float = STOP_WAIT) -> None:
         """No warm-up from now on; one that has begun importing is waited for."""
