@@ -211,14 +211,16 @@ class Snapshot:
         """The ``limit`` rows closest to ``vector`` by squared L2 distance (LanceDB's default
         metric, so ``_distance`` means what it means in a LanceDB vector search)."""
         query = np.asarray(vector, dtype=np.float32)
-        candidates = np.arange(len(self)) if allowed is None else np.flatnonzero(allowed)
-        if limit <= 0 or candidates.size == 0:
+        candidates = None if allowed is None else np.flatnonzero(allowed)
+        count = len(self) if candidates is None else int(candidates.size)
+        if limit <= 0 or count == 0:
             return []
-        pool = candidates
-        if candidates.size > rescore_pool(limit):  # every row is scanned: cheaper than a copy
+        keep = rescore_pool(limit)
+        if count <= keep:  # few enough to rank exactly as they are
+            pool = np.arange(count) if candidates is None else candidates
+        else:  # every row is scanned: cheaper than a copy
             rough = self.squared_norms - 2.0 * approximate_dots(self._codes, self._scales, query)
-            keep = rescore_pool(limit)
-            if allowed is None:
+            if candidates is None:
                 pool = np.argpartition(rough, keep - 1)[:keep]
             else:
                 pool = candidates[np.argpartition(rough[candidates], keep - 1)[:keep]]
