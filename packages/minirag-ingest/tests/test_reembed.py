@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from minirag_ingest.chunking import chunk_markdown
 from minirag_ingest.pipeline import Pipeline
 from minirag_ingest.sync import sync
 from testsupport.edits import EDITS, sentences
@@ -192,3 +193,42 @@ def test_an_edit_right_under_a_heading_leaves_the_paragraph_after_it_as_it_was(
             assert new and all(any(s in text for s in sentences(spare)) for text in new)
         else:
             assert set(after) <= set(before), at
+
+
+def test_text_added_at_a_paragraphs_end_leaves_its_chunks_as_they_were(
+    pipeline: Pipeline, report, embedded: list[str], docs: Path
+) -> None:
+    """A paragraph of two chunks grown at its end: cut from its start alone, its last chunk
+    would take in the first added sentences and be new; ending it where the index holds it
+    keeps both, and only the added text is embedded. A copy of the grown document, chunked
+    against the same index, then embeds nothing."""
+    path, body = report
+    text = path.read_text(encoding="utf-8")
+    count = pipeline.index.embedder.token_counter()
+    before = chunk_texts(pipeline, path)
+    spare = paragraphs(70, seed=11)[-1]
+    for target in body:
+        grown = EDITS["doubled"]([target], 0, spare)[0]
+        old = [t for t in before if sentences(target)[-1] in t]
+        cut_alone = [
+            c.text for c in chunk_markdown(text.replace(target, grown), count_tokens=count).chunks
+        ]
+        last_of_two = len(old) == 1 and sentences(target)[0] not in old[0]
+        half_full = all(2 * count(t) >= pipeline.settings.chunk_token_budget for t in old)
+        if last_of_two and half_full and old[0] not in cut_alone:
+            break  # the paragraph's last chunk would change if cut from the text alone
+    else:
+        pytest.fail("no paragraph of the report shows the case")
+    path.write_text(text.replace(target, grown), encoding="utf-8")
+
+    assert sync(pipeline).ingested == 1
+    after = chunk_texts(pipeline, path)
+    assert set(old) <= set(after)
+    assert embedded and all(not any(s in t for s in sentences(target)) for t in embedded)
+    assert sorted(embedded) == sorted(t for t in after if t not in before)
+
+    embedded.clear()
+    (docs / "archive").mkdir()
+    shutil.copy(path, docs / "archive" / "report (grown copy).md")
+    assert sync(pipeline).ingested == 1
+    assert embedded == []

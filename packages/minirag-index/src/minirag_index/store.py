@@ -84,6 +84,7 @@ INDEX_CACHE_BYTES = 64 * 1024 * 1024
 VERSION_RETENTION = timedelta(minutes=2)
 _COMMIT_ATTEMPTS = 8
 # Stored vectors are looked up by this many passage keys per query.
+LOOKUP_BATCH_ROWS = 65_536  # passage keys read at a time (about 3 MB of them)
 LOOKUP_KEYS = 2048
 PIECE_BATCH = 4096  # chunks turned into Python objects at a time when a document is rebuilt
 
@@ -507,6 +508,21 @@ class Store:
         """The table's current version (changes with every commit), None without a table."""
         table = self.table()
         return None if table is None else table.version
+
+    def passage_keys(self) -> Iterator[str]:
+        """The passage key of every stored chunk that has one."""
+        table = self.table()
+        if table is None or "passage_key" not in table.schema.names:
+            return
+        for batch in self.column_batches(["passage_key"], LOOKUP_BATCH_ROWS):
+            yield from (key for key in batch.column(0).to_pylist() if key)
+
+    def holds_passage(self, key: str) -> bool:
+        """Whether a stored chunk has the passage key ``key``."""
+        table = self.table()
+        if table is None or "passage_key" not in table.schema.names:
+            return False
+        return bool(table.count_rows(f"passage_key = {sql_string(key)}"))
 
     def vectors_for(self, keys: Iterable[str]) -> dict[str, np.ndarray]:
         """The stored vector of each of ``keys`` (passage keys) the index holds."""
