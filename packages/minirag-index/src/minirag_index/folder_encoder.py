@@ -125,7 +125,9 @@ class FolderEncoder:
         self._inputs = {node.name for node in session.get_inputs()}
 
     @classmethod
-    def load(cls, folder: Path, session_options: Any, model_path: Path | None = None) -> Any:
+    def load(
+        cls, folder: Path, session_options: Any, model_path: Path | None = None
+    ) -> FolderEncoder:
         """The encoder of ``folder``; ``model_path`` is the model file to run when it is not
         the folder's own (an optimised copy of it)."""
         import onnxruntime as ort  # type: ignore[import-untyped]
