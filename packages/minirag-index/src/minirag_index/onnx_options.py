@@ -28,6 +28,14 @@ from minirag_index.optimized_model import optimized_copy
 SESSION_CONFIG = {"session.intra_op.allow_spinning": "0"}
 
 
+def _options_with(runtime: Any, entries: dict[str, str]) -> Any:
+    """New session options of ``runtime`` carrying the config ``entries``."""
+    options = runtime.SessionOptions()
+    for key, value in entries.items():
+        options.add_session_config_entry(key, value)
+    return options
+
+
 class _ConfiguredRuntime:
     """onnxruntime, except that new session options carry ``entries`` and, with a
     ``cache_dir``, a session loads the optimised copy of its model file."""
@@ -41,10 +49,7 @@ class _ConfiguredRuntime:
         return getattr(self._runtime, name)
 
     def SessionOptions(self) -> Any:  # the name fastembed calls
-        options = self._runtime.SessionOptions()
-        for key, value in self._entries.items():
-            options.add_session_config_entry(key, value)
-        return options
+        return _options_with(self._runtime, self._entries)
 
     def InferenceSession(self, path_or_bytes: Any, *args: Any, **kwargs: Any) -> Any:
         if self._cache_dir is not None and isinstance(path_or_bytes, (str, Path)):
@@ -61,12 +66,10 @@ def folder_session(model: Path, cache_dir: Path, threads: int) -> tuple[Any, Pat
     the optimised copy of ``model`` when one can be had."""
     import onnxruntime as ort  # type: ignore[import-untyped]
 
-    options = ort.SessionOptions()
+    options = _options_with(ort, SESSION_CONFIG)
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
     options.intra_op_num_threads = threads
     options.inter_op_num_threads = threads
-    for key, value in SESSION_CONFIG.items():
-        options.add_session_config_entry(key, value)
     return options, optimized_copy(model, cache_dir) or model
 
 

@@ -83,8 +83,8 @@ INDEX_CACHE_BYTES = 64 * 1024 * 1024
 # to finish, short enough that the folder does not grow without bound.
 VERSION_RETENTION = timedelta(minutes=2)
 _COMMIT_ATTEMPTS = 8
+LOOKUP_BATCH_ROWS = 65_536  # rows of passage keys read at a time (about 3 MB of them)
 # Stored vectors are looked up by this many passage keys per query.
-LOOKUP_BATCH_ROWS = 65_536  # passage keys read at a time (about 3 MB of them)
 LOOKUP_KEYS = 2048
 PIECE_BATCH = 4096  # chunks turned into Python objects at a time when a document is rebuilt
 
