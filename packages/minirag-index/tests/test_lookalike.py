@@ -189,8 +189,7 @@ def test_unknown_empty_and_none_signatures_are_skipped():
 
 def test_query_path_imports_neither_datasketch_nor_converters():
     # Building the index and looking up reads stored signatures only; datasketch (and scipy
-    # behind it) costs over a second to import, so it is loaded for signing alone. The name
-    # "datasketch" itself is lighter_imports' stand-in, which runs nothing until asked.
+    # behind it) costs over a second to import, so it is loaded for signing alone.
     code = (
         "import sys\n"
         "from minirag_index.lookalike import LookAlikeIndex, EMPTY_SIGNATURE\n"

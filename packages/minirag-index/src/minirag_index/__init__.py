@@ -5,7 +5,7 @@ and it embeds and stores them; ask it a question and it fuses vector and keyword
 """
 
 from minirag_index.embedder import Embedder, ModelLoadError
-from minirag_index.heap import arrow_on_system_allocator, fix_mmap_threshold, limit_heap_arenas
+from minirag_index.heap import tune_process_memory
 from minirag_index.index import (
     DEFAULT_NEIGHBORS,
     DEFAULT_TOP_K,
@@ -18,7 +18,6 @@ from minirag_index.index import (
     SourceHits,
     clamp_top_k,
 )
-from minirag_index.lighter_imports import lighten_imports
 from minirag_index.reconstruct import rebuild_document, rebuild_section
 from minirag_index.scope import in_scope
 from minirag_index.settings import ConfigError, IndexSettings, load_index_settings
@@ -32,16 +31,6 @@ from minirag_index.store import (
     StoredChunk,
 )
 from minirag_index.telemetry import keep_onnxruntime_offline
-
-keep_onnxruntime_offline()
-# Before onnxruntime or LanceDB start their threads, each of which would keep a heap, and before
-# their first large blocks (heap.py).
-limit_heap_arenas()
-fix_mmap_threshold()
-arrow_on_system_allocator()
-# Before anything imports LanceDB or fastembed (our modules import them inside functions): what
-# their imports cost and this project never uses is skipped or deferred (lighter_imports.py).
-lighten_imports()
 
 __all__ = [
     "DEFAULT_NEIGHBORS",
@@ -66,7 +55,9 @@ __all__ = [
     "StoredChunk",
     "clamp_top_k",
     "in_scope",
+    "keep_onnxruntime_offline",
     "load_index_settings",
     "rebuild_document",
     "rebuild_section",
+    "tune_process_memory",
 ]

@@ -31,6 +31,7 @@ from minirag_index.heap import release_freed_memory
 from minirag_index.model_spec import ModelDescriptionError, ModelSpec, folder_dim, folder_spec
 from minirag_index.onnx_options import configured_sessions, folder_session
 from minirag_index.packaged import packaged_model
+from minirag_index.telemetry import keep_onnxruntime_offline
 from minirag_index.tokens import make_token_counter
 
 if TYPE_CHECKING:
@@ -265,6 +266,7 @@ class Embedder:
         return self._folder
 
     def _load(self) -> Any:
+        keep_onnxruntime_offline()  # before the first import of onnxruntime (telemetry.py)
         folder = self.model_folder()
         if folder is not None:
             problem = _unreadable_local_file(folder)

@@ -28,6 +28,10 @@ Arrow on the system allocator, 488-504 and 394-428; with the bar held as well, 4
 383-384, in the same time (docs/benchmarks.md).
 
 Elsewhere than glibc the calls are skipped: there is nothing to trim, or no way to ask.
+
+Importing this package changes none of these: they are process settings, and a library does
+not choose them for the program that imports it. The server's entry point (and each conversion
+worker it starts) calls :func:`tune_process_memory` first thing.
 """
 
 from __future__ import annotations
@@ -105,6 +109,15 @@ def arrow_on_system_allocator() -> bool:
     if pyarrow is not None:  # imported first: its pool may be chosen already
         pyarrow.set_memory_pool(pyarrow.system_memory_pool())
     return True
+
+
+def tune_process_memory() -> None:
+    """The three settings above, for a process that runs the server or one of its workers: call
+    it before onnxruntime or LanceDB start their threads (each would keep a heap) and before
+    their first large blocks. A library user leaves the process as it is."""
+    limit_heap_arenas()
+    fix_mmap_threshold()
+    arrow_on_system_allocator()
 
 
 def release_freed_memory() -> None:

@@ -10,9 +10,8 @@ signature, which never looks like anything.
 fraction of equal signature slots): runs in common over runs in either. A short text wholly
 contained in one three times its length scores about 0.33.
 
-The signature is computed with datasketch's ``minhash`` module, imported on first use only and
-without the rest of the package (whose other sketches pull in scipy: over a second and 53 MiB;
-see :mod:`minirag_index.lighter_imports`).
+The signature is computed with datasketch's ``minhash`` module, imported on first signing only
+(the package's other sketches pull in scipy: over a second and 53 MiB): a query never does.
 
 :class:`LookAlikeIndex` finds, for one document, every other document overlapping it by
 :data:`LOOKALIKE_THRESHOLD` (0.5) or more, without comparing all pairs: locality-sensitive
@@ -70,8 +69,8 @@ _WORD_RE = re.compile(r"[^\W_]+")
 
 @cache
 def _permutations() -> Any:
-    # datasketch.minhash is imported on first signing only, the rest of datasketch not at all
-    # (lighter_imports.py). Reusing the permutations saves creating them for every document.
+    # datasketch is imported on first signing only. Reusing the permutations saves creating
+    # them for every document.
     from datasketch.minhash import MinHash
 
     return MinHash(num_perm=NUM_PERM, seed=SEED, scheme=SCHEME).permutations

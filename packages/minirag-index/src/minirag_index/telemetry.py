@@ -6,9 +6,10 @@ keeps retrying with backoff. ``onnxruntime.disable_telemetry_events()`` does not
 ``ORT_DISABLE_TELEMETRY`` environment variable does, but only when it is set before the library
 is loaded (measured with strace in a network namespace: docs/security.md).
 
-Everything that may load onnxruntime here - fastembed, markitdown's file-type model, RapidOCR -
-is imported after this package, and conversion workers inherit the environment, so setting the
-variable when ``minirag_index`` is imported covers them all.
+Importing this package sets nothing. The variable is set when a model is about to be loaded
+(:class:`~minirag_index.embedder.Embedder`, the OCR engine) and, for the server, by its entry
+point before anything else, so conversion workers inherit it and markitdown's file-type model
+runs with it too.
 """
 
 from __future__ import annotations

@@ -51,7 +51,7 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any
 
-from minirag_index.heap import release_freed_memory
+from minirag_index.heap import release_freed_memory, tune_process_memory
 from minirag_ingest.errors import ConversionError
 from minirag_ingest.plugins import OcrEngine
 from minirag_ingest.reading import FileRead, ReadRequest, read_contained
@@ -150,6 +150,9 @@ class ConversionPool:
         self._alone_running = False
         self._stops = 0  # how many times stop() ran, so a slot waiting at the gate notices
         _live_pools.add(self)
+        # Registered by the first pool rather than on import (once: unregister is a no-op then).
+        atexit.unregister(stop_all)
+        atexit.register(stop_all)
 
     # -- the interface -----------------------------------------------------------------------
     def submit(self, request: ReadRequest) -> Future[FileRead]:
@@ -473,7 +476,6 @@ def _caused(error: ConversionError, cause: BaseException | None = None) -> Conve
 _live_pools: weakref.WeakSet[ConversionPool] = weakref.WeakSet()
 
 
-@atexit.register
 def stop_all() -> None:
     """Stop the workers of every pool of this process (also run at exit)."""
     for pool in list(_live_pools):
@@ -486,6 +488,7 @@ def stop_all() -> None:
 
 def _worker_main(conn: Any, max_memory: int, ocr: OcrEngine | None, task: Task) -> None:
     """Convert files sent over ``conn`` until the pipe closes."""
+    tune_process_memory()  # a worker is a process of ours: the server's memory settings
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _die_with_parent()
     _cap_memory(max_memory)

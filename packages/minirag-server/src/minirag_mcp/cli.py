@@ -6,16 +6,30 @@ from __future__ import annotations
 import os
 import sys
 
-os.environ.setdefault("FASTMCP_CHECK_FOR_UPDATES", "off")
-
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a command whose reader left
 # Commands that stop at a safe point on Ctrl-C instead of being cut off (see interrupt.py).
 STOPPABLE = ("sync", "ingest", "watch")
 
 
+def tune_process() -> None:
+    """What this program, unlike a library, decides for its own process, before anything heavy
+    is imported: glibc's and Arrow's memory settings (minirag_index.heap), onnxruntime's
+    telemetry off (inherited by conversion workers), and no update check by fastmcp. py-key-value
+    (fastmcp's session-state store) would instrument its modules with beartype as they are
+    imported, checks that only warn, for about 90 ms of CPU."""
+    from minirag_index.heap import tune_process_memory
+    from minirag_index.telemetry import keep_onnxruntime_offline
+
+    tune_process_memory()
+    keep_onnxruntime_offline()
+    os.environ.setdefault("FASTMCP_CHECK_FOR_UPDATES", "off")
+    os.environ.setdefault("PY_KEY_VALUE_DISABLE_BEARTYPE", "true")
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point: no arguments starts the server without loading the CLI machinery."""
     args = sys.argv[1:] if argv is None else argv
+    tune_process()
     if not args:
         from minirag_mcp.early_front import serving_early
 

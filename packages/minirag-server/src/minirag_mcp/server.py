@@ -10,14 +10,6 @@ text derived from it) would otherwise fail to serialise and end the stdio sessio
 
 from __future__ import annotations
 
-import os
-
-os.environ.setdefault("FASTMCP_CHECK_FOR_UPDATES", "off")
-# py-key-value (fastmcp's default session-state store, which session_state.py replaces)
-# instruments its own modules with beartype as they are imported unless told not to; its checks
-# only warn, and the instrumentation costs about 90 ms of CPU when it is imported at all.
-os.environ.setdefault("PY_KEY_VALUE_DISABLE_BEARTYPE", "true")
-
 import contextlib
 import logging
 from collections.abc import AsyncIterator
