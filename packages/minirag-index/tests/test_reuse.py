@@ -133,33 +133,3 @@ def test_an_index_from_before_the_passage_keys_gains_them(
     index.add_source(SourceDoc("/d/b.md"), [ChunkInput(PARAGRAPHS[1])])
     assert embedded == []
     assert index.read_document("/d/old.md") == PARAGRAPHS[0]
-
-
-def test_the_chunker_is_told_which_texts_the_index_holds_now(make_index) -> None:
-    """A text counts as held while a stored chunk has it: one stored after the keys were read
-    counts at once, one deleted since no longer does, another text never did."""
-    index = make_index()
-    index.add_source(SourceDoc("/d/a.md"), [ChunkInput(PARAGRAPHS[0])])
-    known = index.known_passages()
-    assert PARAGRAPHS[0] in known  # read from the table
-    assert PARAGRAPHS[1] not in known
-    index.add_source(SourceDoc("/d/b.md"), [ChunkInput(PARAGRAPHS[1])])
-    assert PARAGRAPHS[1] in known  # stored since: told, not read again
-    index.delete_source("/d/a.md")
-    assert PARAGRAPHS[0] not in known  # its key was read, but no chunk has it now
-    assert "Crates of item nine." not in known
-
-
-def test_texts_stored_in_many_commits_are_all_known(make_index, monkeypatch) -> None:
-    """Keys told after the table was read are merged into the read ones as they pile up."""
-    from minirag_index import reuse
-
-    monkeypatch.setattr(reuse, "_MERGE_ADDED", 3)
-    index = make_index()
-    known = index.known_passages()
-    assert "nothing stored yet" not in known  # the (empty) table is read
-    texts = [f"Delivery {n} of item seven reached the depot on time." for n in range(8)]
-    for text in texts:
-        index.add_source(SourceDoc(f"/d/{text[:12]}.md"), [ChunkInput(text)])
-    assert all(text in known for text in texts)
-    assert "Delivery 9 of item seven reached the depot on time." not in known

@@ -23,7 +23,6 @@ from minirag_index.heap import release_freed_memory
 from minirag_index.location import IndexLocation
 from minirag_index.model_spec import ModelSpec, index_model_problem
 from minirag_index.reconstruct import document_parts, rebuild_section
-from minirag_index.reuse import KnownPassages
 from minirag_index.scope import in_scope, scope_filter_sql, sql_string
 from minirag_index.settings import IndexSettings
 from minirag_index.store import (
@@ -140,7 +139,6 @@ class MiniragIndex:
         # Vectors held in memory for searching, at most this many bytes (see snapshot.py).
         self.snapshot_budget = SNAPSHOT_VECTOR_BYTES
         self._summary_held: tuple[list[Any], IndexSummary | None] | None = None
-        self._known: KnownPassages | None = None
 
     @classmethod
     def open(cls, settings: IndexSettings) -> MiniragIndex:
@@ -176,14 +174,6 @@ class MiniragIndex:
         self.embedder.release_arena()  # before the commit, which can use that memory instead
         return vectors
 
-    def known_passages(self) -> KnownPassages:
-        """Which chunk texts this index holds a vector for (a hint: see
-        :class:`~minirag_index.reuse.KnownPassages`), read from the table on first use."""
-        if self._known is None:
-            spec = self.embedder.spec
-            self._known = KnownPassages(spec, self.store.passage_keys, self.store.holds_passage)
-        return self._known
-
     def store_embedded(
         self, doc: SourceDoc, chunks: Sequence[ChunkInput], vectors: Sequence[Any]
     ) -> int:
@@ -194,8 +184,6 @@ class MiniragIndex:
     ) -> int:
         """Store already-embedded sources, each replacing its old chunks, in one commit."""
         stored = self.store.replace_sources(items, model=self.embedder.spec)
-        if self._known is not None:
-            self._known.add(chunk.text for _, chunks, _ in items for chunk in chunks)
         release_freed_memory()  # a commit's transient buffers would otherwise stay resident
         return stored
 

@@ -14,26 +14,16 @@ runs with it too.
 
 from __future__ import annotations
 
-import logging
 import os
-import sys
 
 TELEMETRY_SWITCH = "ORT_DISABLE_TELEMETRY"
-
-log = logging.getLogger(__name__)
 
 
 def keep_onnxruntime_offline() -> None:
     """Turn onnxruntime's telemetry off for this process and every process it starts.
 
     Overrides any value already set: this server promises no network use but the model
-    download and ingest_url. Warns when onnxruntime was loaded first, since it is too late then.
+    download and ingest_url. It takes effect only if onnxruntime is not loaded yet (in a library
+    user's program that loaded it first, set the variable before starting Python).
     """
-    already_off = os.environ.get(TELEMETRY_SWITCH) == "1"
     os.environ[TELEMETRY_SWITCH] = "1"
-    if not already_off and "onnxruntime" in sys.modules:
-        log.warning(
-            "onnxruntime was imported before minirag_index, so its telemetry may be on; "
-            "set %s=1 in the environment before starting Python",
-            TELEMETRY_SWITCH,
-        )

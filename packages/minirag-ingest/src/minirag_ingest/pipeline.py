@@ -229,7 +229,6 @@ class Pipeline:
             count_tokens=self.index.embedder.token_counter(),
             budget=self.settings.chunk_token_budget,
             title=title,
-            known=self.index.known_passages().__contains__,
         )
         pages: list[str | None] = [None] * len(chunked.chunks)
         if converted.pages:

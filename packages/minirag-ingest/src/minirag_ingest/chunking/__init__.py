@@ -74,23 +74,21 @@ def chunk_markdown(
     count_tokens: Callable[[str], int],
     budget: int = DEFAULT_BUDGET,
     title: str = "",
-    known: Callable[[str], bool] | None = None,
 ) -> ChunkedDocument:
     """Cut ``markdown`` into sections and token-budgeted chunks.
 
     ``count_tokens`` must count with the embedding model's own tokenizer, truncation and padding
     off and special tokens included; every chunk then satisfies
     ``count_tokens(chunk.text) <= budget``, except a fenced code block kept whole (at most
-    ``CODE_BUDGET_FACTOR`` budgets). ``title`` labels transcript windows. ``known`` tells
-    whether the index holds a chunk of exactly a given text: a long paragraph's piece then
-    ends where it would be one (see docs/chunking.md); without it the cut depends on the
-    document alone.
+    ``CODE_BUDGET_FACTOR`` budgets). ``title`` labels transcript windows. The chunks depend on
+    ``markdown``, the counter and the settings alone: the same document gives the same chunks
+    in any index.
     """
     if not MIN_BUDGET <= budget <= MAX_BUDGET:
         raise ValueError(f"budget must be between {MIN_BUDGET} and {MAX_BUDGET}, got {budget}")
     lines = Lines(markdown)
     category = detect_category(markdown, lines)
-    packer = Packer(markdown, count_tokens, budget, known)
+    packer = Packer(markdown, count_tokens, budget)
     if category == "transcript":
         plans = carve_transcript(markdown, lines, packer, title)
     elif category == "slides":

@@ -184,12 +184,10 @@ class Packer:
         doc: str,
         count_tokens: Callable[[str], int],
         budget: int,
-        known: Callable[[str], bool] | None = None,
     ) -> None:
         self.doc = doc
         self.count = count_tokens
         self.budget = budget
-        self.known = known  # whether the index holds a chunk of exactly this text
         self.overhead = count_tokens("")
         self.max_ctx = budget // 3  # a breadcrumb, label or header row on its own
         self._costs: dict[str, int] = {}
@@ -505,9 +503,7 @@ class Packer:
         return chunks
 
     def _pieces(self, plan: SectionPlan, atoms: list[Atom]) -> list[_Piece]:
-        """Each paragraph's atoms packed in order up to the budget, never past its end; a
-        piece at least half full also ends where it reads exactly as a chunk the index holds
-        (:meth:`_held`)."""
+        """Each paragraph's atoms packed in order up to the budget, never past its end."""
         budget = self.budget
         pieces: list[_Piece] = []
         i = 0
@@ -525,7 +521,6 @@ class Packer:
                         or nxt.solo
                         or nxt.group != first.group
                         or estimate + nxt.tokens > budget
-                        or self._held(ctx, atoms[i], atoms[j - 1], estimate)
                     ):
                         break
                     if nxt.start == atoms[j - 1].end:
@@ -540,15 +535,6 @@ class Packer:
             pieces.append(_Piece(i, j, ctx, self.overhead + self.cost(ctx) + body, body))
             i = j
         return pieces
-
-    def _held(self, ctx: str, first: Atom, last: Atom, estimate: int) -> bool:
-        """Whether the piece from ``first`` to ``last``, at least half full, is a chunk the
-        index already holds. Packing on from a paragraph's start would otherwise fill the
-        paragraph's last piece with whatever was added after it, and every piece after that
-        would be new; ending it as it was keeps it, and only the added text is embedded."""
-        if self.known is None or 2 * estimate < self.budget:
-            return False
-        return self.known(ctx + self.doc[first.start : last.end])
 
     @staticmethod
     def _whole(piece: _Piece, atoms: list[Atom]) -> bool:
