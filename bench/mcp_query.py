@@ -5,7 +5,7 @@ server spends it.
                                      [--warm-up 5] [--top-k 10] [--docs N]
 
 Copies the 240 English XQuAD paragraphs into a temporary document root and starts
-``python -m minirag_mcp`` on it with MINIRAG_TIMINGS=1 (see minirag_mcp/timings.py), driven by
+the stdio server with timing hooks (bench/server_timings.py) on it, driven by
 the official MCP client over stdio: ``sync_start`` and ``sync_status`` until the sync ends, then
 the English dev questions through ``query_documents`` (topK 10), one at a time after a few
 warm-up calls. ``--chunks N`` first grows the index to N chunks with the synthetic documents of
@@ -74,8 +74,9 @@ async def run(args, model_dir: Path, work: Path) -> None:
     root.mkdir()
     for path in sorted(c.data("xquad", "en", "docs").glob("*.txt"))[: args.docs or None]:
         shutil.copy(path, root / path.name)
-    env = c.server_env(root, db_path, model_dir, MINIRAG_TIMINGS="1")
-    params = StdioServerParameters(command=sys.executable, args=["-m", "minirag_mcp"], env=env)
+    env = c.server_env(root, db_path, model_dir)
+    launcher = str(Path(__file__).with_name("server_timings.py"))
+    params = StdioServerParameters(command=sys.executable, args=[launcher], env=env)
     asked = latency.questions(args.queries)
     stderr = work / "server-stderr.txt"
     with open(stderr, "w", encoding="utf-8") as errlog:

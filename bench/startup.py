@@ -13,24 +13,15 @@ calls the status tool and the script fails unless it reports the model as "not l
 (start-up must not load the embedding model). For reference it also times a bare
 ``python -c pass`` the same way.
 
-A start that has answered before with the same code and configuration answers
-``initialize`` and the first ``tools/list`` from its record while the framework is still being
-imported (minirag_mcp/early_front.py). So each run has two starts of ours: a first start (the
-record folder emptied before it: a normal start, which writes the record) and a recorded start
-right after it (answered from the record the first start wrote); the figures are printed
-separately, and the target ratio is the recorded start's. The record lives in the temporary
-folder's CACHE_DIR.
+Every run also times spawn → the first tool call (status) answered.
 
 ``--peer COMMAND ...`` also starts another MCP server (e.g. the TypeScript mcp-local-rag) through
 the same client, interleaved run by run with ours so both see the same machine, with BASE_DIR,
 DB_PATH and CACHE_DIR pointing into the temporary folder, and prints each of our medians as a
 fraction of the peer's.
 
-Then two more servers are spawned with ``python -X importtime`` and MINIRAG_EARLY_ANSWERS=0 (a
-start without the record, so the profile is the framework's): one taken through initialize,
-one through initialize and tools/list. A third runs with the record and gives what the early
-answers need: every module imported before the front is running (the log up to
-``minirag_mcp.early_front``). The first import log gives the packages that cost the
+Then two more servers are spawned with ``python -X importtime``: one taken through initialize,
+one through initialize and tools/list. The first import log gives the packages that cost the
 most before initialize is answered (cumulative time for top-level imports, self time for single
 modules, who pulls in each heavy package); the second adds what answering tools/list imports.
 
@@ -229,14 +220,14 @@ def compare_profiles(before: tuple[list, list], after: tuple[list, list], top: i
 
 
 def importtime_log(python: str, env: dict[str, str], work: Path, *, list_tools: bool) -> list:
-    """The import log of a start without the record (MINIRAG_EARLY_ANSWERS=0)."""
+    """The import log of one start (``python -X importtime``)."""
     log_path = work / f"importtime-{'list' if list_tools else 'init'}.log"
     with open(log_path, "w") as errlog:
         asyncio.run(
             one_start(
                 python,
                 ["-X", "importtime", "-m", "minirag_mcp"],
-                {**env, "MINIRAG_EARLY_ANSWERS": "0"},
+                env,
                 errlog,
                 list_tools=list_tools,
                 status=False,
@@ -245,75 +236,28 @@ def importtime_log(python: str, env: dict[str, str], work: Path, *, list_tools: 
     return parse(log_path.read_text())
 
 
-def early_path_imports(python: str, env: dict[str, str], work: Path) -> None:
-    """What a recorded start imports before its front answers: the log up to the front's
-    module (the main thread imports the framework only after the front is running)."""
-    log_path = work / "importtime-early.log"
-    with open(log_path, "w") as errlog:
-        asyncio.run(
-            one_start(python, ["-X", "importtime", "-m", "minirag_mcp"], env, errlog, status=False)
-        )
-    rows = parse(log_path.read_text())
-    end = next((i for i, r in enumerate(rows) if r[3] == "minirag_mcp.early_front"), None)
-    if end is None:
-        print("\n## early answers: minirag_mcp.early_front was not imported (feature off?)")
-        return
-    before = rows[: end + 1]
-    framework = sorted(
-        {r[3].split(".")[0] for r in before} & {"mcp", "mcp_types", "fastmcp", "pydantic", "anyio"}
-    )
-    print(
-        f"\n## imported before a recorded start answers: {len(before)} modules, "
-        f"{sum(r[0] for r in before) / 1000:.0f} ms of imports; framework packages among them: "
-        f"{framework or 'none'}"
-    )
-    for name, own in sorted(by_package(before).items(), key=lambda kv: -kv[1])[:8]:
-        print(f"    {own / 1000:8.1f} ms  {name}")
-
-
-def record_files(env: dict[str, str]) -> list[Path]:
-    return sorted((Path(env["CACHE_DIR"]) / "early-answers").glob("*.json"))
-
-
-def first_start(python: str, env: dict[str, str], errlog, calls: list[float]) -> tuple:
-    """A start with no record (the folder emptied first); it writes the record."""
-    shutil.rmtree(Path(env["CACHE_DIR"]) / "early-answers", ignore_errors=True)
+def our_start(python: str, env: dict[str, str], errlog, calls: list[float]) -> tuple:
+    """One start of our server; spawn → the status call goes to ``calls``."""
     result = reorder(asyncio.run(one_start(python, ["-m", "minirag_mcp"], env, errlog)))
     calls.append(FIRST_CALL.pop())
-    if not record_files(env):
-        sys.exit("the first start wrote no record of its answers")
-    return result
-
-
-def recorded_start(python: str, env: dict[str, str], work: Path, calls: list[float]) -> tuple:
-    """A start with the record of the one before: answered early unless it warns."""
-    if not record_files(env):
-        sys.exit("no record before a recorded start")
-    err_path = work / "recorded-start.err"
-    with open(err_path, "w") as errlog:
-        result = reorder(asyncio.run(one_start(python, ["-m", "minirag_mcp"], env, errlog)))
-    calls.append(FIRST_CALL.pop())
-    if "differed" in err_path.read_text():
-        sys.exit(f"the recorded answers differed from the server's: {err_path.read_text()}")
     return result
 
 
 def print_figures(times: dict[str, list], calls: dict[str, list], *, with_peer: bool) -> None:
     """The medians of each kind of start, ours as a fraction of the peer's."""
-    labels = {"": "ours, recorded start", "first ": "ours, first start", "peer ": "peer"}
-    for who in labels if with_peer else ("", "first "):
+    labels = {"": "ours", "peer ": "peer"}
+    for who in labels if with_peer else ("",):
         for step, name in (("init", "initialize"), ("list", "tools/list")):
             spread = c.spread(times[who + step], "ms", 1000, 0)
             line = f"  {labels[who]}: spawn → {name:<10} {spread}"
             if with_peer and who != "peer ":
                 ratio = c.median(times[who + step]) / c.median(times[f"peer {step}"])
                 line += f"  / peer {ratio:.2f}"
-                line += " (target <= 0.70)" if not who else ""
             cpu = [v for v in times[f"{who}cpu {step}"] if v is not None]
             if cpu:
                 line += f"; server CPU {c.median(cpu) * 1000:.0f} ms"
             print(line)
-        if who in calls:  # the first tool call still waits for the framework's import
+        if who in calls:
             print(f"  {labels[who]}: spawn → status call {c.spread(calls[who], 'ms', 1000, 0)}")
 
 
@@ -357,16 +301,12 @@ def main() -> None:
             if server:
                 asyncio.run(one_start(*server, devnull, status=False))
         steps = ("init", "list", "cpu init", "cpu list")
-        whos = ("", "first ", "peer ")
+        whos = ("", "peer ")
         times: dict[str, list] = {f"{who}{s}": [] for who in whos for s in steps}
         models = []
-        calls: dict[str, list[float]] = {"": [], "first ": []}
+        calls: dict[str, list[float]] = {"": []}
         for _ in range(args.runs):
-            *measured, model = first_start(args.python, env, devnull, calls["first "])
-            for step, value in zip(steps, measured, strict=True):
-                times[f"first {step}"].append(value)
-            models.append(model)
-            *measured, model = recorded_start(args.python, env, work, calls[""])
+            *measured, model = our_start(args.python, env, devnull, calls[""])
             for step, value in zip(steps, measured, strict=True):
                 times[step].append(value)
             models.append(model)
@@ -386,7 +326,6 @@ def main() -> None:
         at_list = importtime_log(args.python, env, work, list_tools=True)
         import_offenders(at_init, args.top)
         list_additions(at_init, at_list)
-        early_path_imports(args.python, env, work)
         if args.before:
             earlier = (
                 importtime_log(args.before, env, work, list_tools=False),

@@ -157,7 +157,8 @@ def test_round_trip(env: dict, docs: Path) -> None:
             assert around["chunks"][0]["isTarget"] is True
 
             whole = await call(client, "read_file", {"filePath": alpha})
-            assert set(whole) == {"source", "title", "text"}
+            assert set(whole) == {"source", "title", "text", "offset", "totalChars"}
+            assert whole["totalChars"] == len(whole["text"])
             assert "E-1234" in whole["text"] and whole["text"].count("# Alpha protocol") == 1
 
             mentions = await call(client, "find_mentions", {"terms": ["tomato"]})

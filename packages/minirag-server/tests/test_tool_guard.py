@@ -55,7 +55,7 @@ def test_anything_a_tool_raises_is_a_tool_error_and_status_still_answers(
 def test_a_result_holding_undecodable_bytes_is_sent_escaped(
     env: dict, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    payload = DocumentText(source="/docs/caf\udce9.md", title="caf\udce9", text="ok")
+    payload = DocumentText(source="/docs/caf\udce9.md", title="caf\udce9", text="ok", total_chars=2)
     monkeypatch.setattr(ops, "read_file", lambda *a, **k: payload)
 
     async def go() -> None:

@@ -31,12 +31,9 @@ def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
     tune_process()
     if not args:
-        from minirag_mcp.early_front import serving_early
+        from minirag_mcp.server import main as server_main
 
-        with serving_early():  # before the framework's import: see early_front.py
-            from minirag_mcp.server import main as server_main
-
-            server_main()
+        server_main()
         return
     from minirag_mcp import interrupt
 

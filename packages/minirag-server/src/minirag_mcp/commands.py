@@ -131,12 +131,9 @@ def serve(
     if not http:
         if host != "127.0.0.1" or port != 8765 or allow_remote:
             raise UsageError("--host, --port and --allow-remote go with --http")
-        from minirag_mcp.early_front import serving_early
+        from minirag_mcp.server import serve_stdio
 
-        with serving_early():  # answers the first two requests while fastmcp is imported
-            from minirag_mcp.server import serve_stdio
-
-            serve_stdio(config, watch=watch)
+        serve_stdio(config, watch=watch)
         return EXIT_OK
     from minirag_index.settings import ConfigError
     from minirag_mcp.http_serve import serve_http
@@ -279,11 +276,11 @@ def read_neighbors(
 def read(
     path: str | None = None, /, *, source: SourceFlag = None, common: Common | None = None
 ) -> int:
-    """Print a whole indexed document as Markdown."""
+    """Print a whole indexed document as Markdown (every page read_file gives, joined)."""
     common = common or Common()
     one_document(path, source, "PATH")
     file_path = absolute(path) if path else None
-    action = lambda ctx: ops.read_file(ctx, file_path, source)  # noqa: E731
+    action = lambda ctx: ops.read_whole_file(ctx, file_path, source)  # noqa: E731
     return run(common, action, render.show_read, cli_wording(filePath="PATH"))
 
 

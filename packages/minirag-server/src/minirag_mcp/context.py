@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from minirag_index.settings import ConfigError
 from minirag_mcp.config import Config, ConfigProblem
+from minirag_mcp.paging import LastDocument
 from minirag_mcp.wording import MCP, Wording
 
 if TYPE_CHECKING:
@@ -88,6 +89,7 @@ class AppContext:
         self._pool: ConversionPool | None = None
         self.watcher: Watcher | None = None  # watch mode, once started
         self.wording: Wording = MCP  # how messages name arguments (the CLI sets its own)
+        self.last_document = LastDocument()  # read_file's pages of one document
 
     def require_config(self) -> Config:
         """The configuration; every tool but status refuses a broken one with its message."""

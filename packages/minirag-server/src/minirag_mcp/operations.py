@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from minirag_index import DEFAULT_NEIGHBORS
+from minirag_mcp import paging
 from minirag_mcp.context import AppContext
 from minirag_mcp.results import (
     Deleted,
@@ -225,16 +226,46 @@ def read_chunk_neighbors(
 
 
 def read_file(
-    ctx: AppContext, file_path: str | None = None, source: str | None = None
+    ctx: AppContext, file_path: str | None = None, source: str | None = None, offset: int = 0
 ) -> DocumentText:
-    """A whole indexed document rebuilt as Markdown."""
+    """One page of an indexed document rebuilt as Markdown (see :mod:`minirag_mcp.paging`):
+    from character ``offset``, with the offset of the next page while one remains."""
     ctx.require_places()
     key = _lookup_source(ctx, file_path, source)
     info = ctx.index.sources(key).get(key)
-    text = ctx.index.read_document(key) if info is not None else None
+    text = None
+    if info is not None:
+        rebuild = lambda: ctx.index.read_document(key)  # noqa: E731
+        text = ctx.last_document.text(key, ctx.index.version(), rebuild)
     if info is None or text is None:
         raise _not_indexed(key)
-    return DocumentText(source=key, title=info.title, text=text)
+    try:
+        page = paging.page_of(text, offset, paging.PAGE_CHARS)
+    except ValueError as exc:
+        raise OperationError(str(exc)) from None
+    return DocumentText(
+        source=key,
+        title=info.title,
+        text=page.text,
+        offset=page.offset,
+        next_offset=page.next_offset,
+        total_chars=page.total_chars,
+    )
+
+
+def read_whole_file(
+    ctx: AppContext, file_path: str | None = None, source: str | None = None
+) -> DocumentText:
+    """Every page of :func:`read_file`, joined: the whole document (the CLI's ``read``)."""
+    first = read_file(ctx, file_path, source)
+    pages = [first.text]
+    next_offset = first.next_offset
+    while next_offset is not None:
+        page = read_file(ctx, first.source, None, next_offset)
+        pages.append(page.text)
+        next_offset = page.next_offset
+    text = "".join(pages)
+    return first.model_copy(update={"text": text, "next_offset": None})
 
 
 def delete_file(

@@ -365,11 +365,14 @@ class NeighborsResult(Result):
 
 
 class DocumentText(Result):
-    """read_file."""
+    """read_file: one page of the document (``nextOffset`` while more remains)."""
 
     source: str
     title: str
     text: str
+    offset: int = 0
+    next_offset: int | None = omitted()
+    total_chars: int
 
 
 class Deleted(Result):

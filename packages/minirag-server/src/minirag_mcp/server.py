@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import anyio
@@ -126,20 +126,21 @@ def warm_modules(config: Config | ConfigProblem) -> tuple[str, ...]:
     return ("lancedb", *runtime_modules(config.index.MODEL_NAME))
 
 
-def serve_stdio(config: Config | ConfigProblem, *, watch: bool = False) -> None:
-    """Run the server on stdio; nothing but JSON-RPC is written to stdout."""
+def serve_stdio(
+    config: Config | ConfigProblem,
+    *,
+    watch: bool = False,
+    prepare: Callable[[FastMCP], None] | None = None,
+) -> None:
+    """Run the server on stdio; nothing but JSON-RPC is written to stdout. ``prepare`` is
+    called with the server before it serves (bench/server_timings.py adds its timing hooks)."""
     from minirag_mcp.warmup import WarmUpAfterInitialize
 
     app = create_app(config, watch=watch)
     warm_up = WarmUpAfterInitialize(warm_modules(config))
     app.add_middleware(warm_up)
-    from minirag_mcp import timings
-
-    if timings.enabled():  # MINIRAG_TIMINGS=1: per-call timings on stderr (bench/mcp_query.py)
-        timings.install(app)
-    from minirag_mcp.stdio_wire import use_lean_writer
-
-    use_lean_writer()
+    if prepare is not None:
+        prepare(app)
     try:
         app.run(transport="stdio", show_banner=False)
     finally:

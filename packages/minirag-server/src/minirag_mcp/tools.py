@@ -385,12 +385,22 @@ def read_chunk_neighbors(
 
 @tool(READ_ONLY)
 def read_file(
-    ctx: Context, filePath: OptionalFilePath = None, source: SourceId = None
+    ctx: Context,
+    filePath: OptionalFilePath = None,
+    source: SourceId = None,
+    offset: Annotated[
+        int,
+        Field(
+            description="Where to continue: the nextOffset of the previous page (0: start).",
+            ge=0,
+        ),
+    ] = 0,
 ) -> DocumentText:
     """Read one indexed document in full, as Markdown rebuilt from the index. Use it when
     the user wants the whole document or the sections from search are not enough. Name it
-    by filePath (absolute) or by source for data and URL items."""
-    return call(ops.read_file, app_of(ctx), filePath, source)
+    by filePath (absolute) or by source for data and URL items. A long document comes in
+    pages: while the answer has nextOffset, call again with offset=nextOffset."""
+    return call(ops.read_file, app_of(ctx), filePath, source, offset)
 
 
 @tool(READ_ONLY)

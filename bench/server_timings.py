@@ -1,7 +1,9 @@
 """Where a tool call's time goes inside the server, for bench/mcp_query.py.
 
-With ``MINIRAG_TIMINGS=1`` in its environment the server writes one line to stderr per tool
-call, after the response is encoded::
+    python bench/server_timings.py     # the stdio server, as `minirag-mcp` with no arguments
+
+starts the stdio server with timing hooks added; it writes one line to stderr per tool call,
+after the response is encoded::
 
     minirag-timings tool=query_documents decode=0.09 dispatch=0.21 search=9.80 payload=0.40
     convert=1.10 respond=0.30 encode=0.35 bytes=18233
@@ -14,14 +16,12 @@ thread hand-off included); ``respond`` from there to the response being encoded;
 the response serialised to JSON; ``bytes`` its length. What a client measures beyond these is
 the pipes, the writes and its own parsing.
 
-Off by default, and then nothing here is installed: the hooks wrap library functions (the
-JSON-RPC adapter, the response model, the search) only in a server started with the variable
-set, so a normal server runs none of this code.
+The hooks wrap library functions (the JSON-RPC adapter, the response model, the search): a
+measuring tool's liberty, which is why this lives in bench/ and the product never runs it.
 """
 
 from __future__ import annotations
 
-import os
 import sys
 import time
 from collections.abc import Callable
@@ -29,12 +29,7 @@ from typing import Any
 
 from fastmcp.server.middleware import Middleware
 
-ENV_VAR = "MINIRAG_TIMINGS"
 PREFIX = "minirag-timings"
-
-
-def enabled(environ: dict[str, str] | None = None) -> bool:
-    return (os.environ if environ is None else environ).get(ENV_VAR, "") == "1"
 
 
 class _Recorder:
@@ -157,3 +152,17 @@ def install(server: Any, out: Any = None) -> None:
         return text
 
     response.model_dump_json = model_dump_json
+
+
+def main() -> None:
+    from minirag_mcp.cli import tune_process
+
+    tune_process()
+    from minirag_mcp.config import load_config
+    from minirag_mcp.server import serve_stdio
+
+    serve_stdio(load_config({}), prepare=install)
+
+
+if __name__ == "__main__":
+    main()
