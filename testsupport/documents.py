@@ -206,9 +206,10 @@ def password_protected_pdf(text: str, password: str) -> bytes:
 TablePage = tuple[Sequence[str], Sequence[Sequence[str]] | None, Sequence[str]]
 
 
-def pdf_with_ruled_tables(pages: Sequence[TablePage]) -> bytes:
+def pdf_with_ruled_tables(pages: Sequence[TablePage], rotate: int = 0) -> bytes:
     """A PDF of Helvetica prose pages, each optionally holding one table drawn as a word
-    processor prints it: every cell framed by ruling lines, the text in 10 pt inside."""
+    processor prints it: every cell framed by ruling lines, the text in 10 pt inside. With
+    ``rotate`` (90, 180, 270) every page is shown turned by that many degrees."""
     objects: list[bytes] = [b"<< /Type /Catalog /Pages 2 0 R >>", b""]
     objects.append(b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
     kids = []
@@ -227,7 +228,7 @@ def pdf_with_ruled_tables(pages: Sequence[TablePage]) -> bytes:
         objects.append(b"<< /Length %d >>\nstream\n" % len(content) + content + b"\nendstream")
         objects.append(
             f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents {len(objects)} 0 R "
-            "/Resources << /Font << /F1 3 0 R >> >> >>".encode()
+            f"/Rotate {rotate} /Resources << /Font << /F1 3 0 R >> >> >>".encode()
         )
         kids.append(f"{len(objects)} 0 R")
     objects[1] = f"<< /Type /Pages /Kids [{' '.join(kids)}] /Count {len(kids)} >>".encode()

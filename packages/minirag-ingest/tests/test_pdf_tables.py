@@ -57,9 +57,11 @@ PAYMENTS = [
 HEADER = "| Payment | Amount | Due date |"
 
 
-def _contract(tmp: Path, pages: list[tuple[list[str], list[list[str]] | None, list[str]]]) -> Path:
+def _contract(
+    tmp: Path, pages: list[tuple[list[str], list[list[str]] | None, list[str]]], rotate: int = 0
+) -> Path:
     path = tmp / "Supply contract.pdf"
-    path.write_bytes(pdf_with_ruled_tables(pages))
+    path.write_bytes(pdf_with_ruled_tables(pages, rotate=rotate))
     return path
 
 
@@ -157,6 +159,16 @@ def test_a_pdf_without_a_table_converts_as_pdfminer_reads_it(docs):
 def test_form_pdfs_convert_as_markitdown_converts_them(docs, name):
     path = docs / name
     shutil.copy(FILES / name, path)
+    with path.open("rb") as stream:
+        expected = PdfConverter().convert(stream, StreamInfo(extension=".pdf")).markdown
+    with path.open("rb") as stream:
+        assert read_pdf(stream).text_content == expected
+
+
+@pytest.mark.parametrize("rotate", [90, 180])
+def test_a_turned_page_with_a_table_converts_as_markitdown_converts_it(docs, rotate):
+    # pdfplumber finds the turned table with its rows and columns swapped: it is left alone
+    path = _contract(docs, [(PROSE, PAYMENTS, CLAUSES)], rotate=rotate)
     with path.open("rb") as stream:
         expected = PdfConverter().convert(stream, StreamInfo(extension=".pdf")).markdown
     with path.open("rb") as stream:

@@ -107,14 +107,15 @@ def _pages_by_pdfplumber(data: io.BytesIO, form_page: Any) -> _Plumbed | None:
 def _with_tables(data: io.BytesIO, plumbed: _Plumbed, merge_numbering: Any) -> PdfText | None:
     """The conversion markitdown would make, with each page that holds a ruled table (and is
     not a form page, which markitdown already lays out as tables) in pdfminer's text with its
-    tables as Markdown tables. None when pdfminer does not give every such page."""
+    tables as Markdown tables. None when no page is rendered so, or pdfminer's pages do not
+    line up with pdfplumber's."""
     import pdfminer.high_level
 
     try:
         rendered = table_pages_text(data, plumbed.tables, plumbed.frames)
     except Exception:
         return None
-    if set(rendered) != set(plumbed.tables):
+    if not rendered:
         return None
     if plumbed.forms:
         pages = [rendered.get(number, text) for number, text in enumerate(plumbed.pages)]

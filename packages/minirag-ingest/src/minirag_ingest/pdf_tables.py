@@ -15,6 +15,7 @@ what the table holds.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -48,13 +49,18 @@ def find_tables(page: Any) -> list[PageTable]:
     """The ruled tables pdfplumber finds on ``page`` with two rows and two columns or more and
     some text; none when the page is a drawing or the finder fails."""
     try:
-        if len(page.lines) + len(page.rects) > MAX_RULINGS:
-            return []
+        if page.rotation % 360 or len(page.lines) + len(page.rects) > MAX_RULINGS:
+            return []  # a turned page reads its tables turned too
         found = page.find_tables()
-        tables = [_page_table(table) for table in found]
+        tables = [_page_table(table) for table in found if _upright(page, table)]
     except Exception:  # a page the finder cannot read converts as it did without tables
         return []
     return [table for table in tables if table is not None]
+
+
+def _upright(page: Any, table: Any) -> bool:
+    """No character in the table runs vertically (a turned table reads column by column)."""
+    return all(char["upright"] for char in page.within_bbox(table.bbox).chars)
 
 
 def _page_table(table: Any) -> PageTable | None:
@@ -171,7 +177,9 @@ def _inside(x: float, top: float, cell: Box) -> bool:
 def table_pages_text(
     data: Any, tables: dict[int, list[PageTable]], frames: dict[int, PageFrame]
 ) -> dict[int, str]:
-    """The rendered text of each page (0-based) that holds tables."""
+    """The rendered text of each page (0-based) that holds tables, for the pages whose
+    letters and digits are exactly pdfminer's own text of that page, reordered: a page where
+    the tables would lose or repeat a character is left out (and keeps its text)."""
     from pdfminer.high_level import extract_pages
     from pdfminer.layout import LAParams
 
@@ -180,5 +188,13 @@ def table_pages_text(
     rendered: dict[int, str] = {}
     pages: Iterable[Any] = extract_pages(data, page_numbers=wanted, laparams=LAParams())
     for number, ltpage in zip(wanted, pages, strict=False):
-        rendered[number] = render_page(ltpage, tables[number], frames[number])
+        text = render_page(ltpage, tables[number], frames[number])
+        if _same_characters(text, render_page(ltpage, [], frames[number])):
+            rendered[number] = text
     return rendered
+
+
+def _same_characters(text: str, reference: str) -> bool:
+    from minirag_ingest.pages import normalize_for_pages
+
+    return Counter(normalize_for_pages(text)) == Counter(normalize_for_pages(reference))
