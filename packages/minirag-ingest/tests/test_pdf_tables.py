@@ -173,3 +173,23 @@ def test_a_turned_page_with_a_table_converts_as_markitdown_converts_it(docs, rot
         expected = PdfConverter().convert(stream, StreamInfo(extension=".pdf")).markdown
     with path.open("rb") as stream:
         assert read_pdf(stream).text_content == expected
+
+
+def test_a_table_after_a_form_page_is_ours_and_the_form_page_markitdowns(pipeline, docs):
+    schedule = [["Lot", "Pump model", "Site"]]
+    schedule += [
+        [f"Lot {n} of the delivery", f"CP-{n}00 centrifugal", f"Basin {n}"] for n in range(1, 9)
+    ]
+    path = _contract(docs, [(PROSE[:1], schedule, []), (PROSE, PAYMENTS, CLAUSES)])
+    with path.open("rb") as stream:
+        plain = PdfConverter().convert(stream, StreamInfo(extension=".pdf")).markdown
+    form_page = plain.split(PROSE[0] + "\n")[1].split("\n\n")[0]
+    assert form_page.startswith("| Lot")  # page 1 is a form page to markitdown
+    assert "Advance | 1 200 000" not in plain  # and page 2's table is scattered
+
+    markdown = convert_file(path, max_file_size=1 << 30).markdown
+    assert form_page in markdown  # page 1 as markitdown lays it out
+    assert "| Advance | 1 200 000 | 15 March 2027 |" in markdown
+    prepared = pipeline.prepare_file(path)
+    assert {c.pages for c in prepared.chunks if "Advance" in c.text} == {"2"}
+    assert {c.pages for c in prepared.chunks if "Basin 4" in c.text} == {"1"}
