@@ -68,12 +68,22 @@ def pdf_with_pages(pages: Sequence[str | Any | None]) -> bytes:
             )
             content = b"q 612 0 0 792 0 0 cm /Im1 Do Q"
             resources = f"<< /XObject << /Im1 {len(objects)} 0 R >> >>"
-        objects.append(b"<< /Length %d >>\nstream\n" % len(content) + content + b"\nendstream")
-        objects.append(
-            f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents {len(objects)} 0 R "
-            f"/Resources {resources} >>".encode()
-        )
-        kids.append(f"{len(objects)} 0 R")
+        kids.append(_add_page(objects, content, f"/Resources {resources}"))
+    return _page_tree_pdf(objects, kids)
+
+
+def _add_page(objects: list[bytes], content: bytes, entries: str) -> str:
+    """Appends a US Letter page drawing ``content``; returns its reference for the page tree."""
+    objects.append(b"<< /Length %d >>\nstream\n" % len(content) + content + b"\nendstream")
+    objects.append(
+        f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents {len(objects)} 0 R "
+        f"{entries} >>".encode()
+    )
+    return f"{len(objects)} 0 R"
+
+
+def _page_tree_pdf(objects: list[bytes], kids: list[str]) -> bytes:
+    """The file, once object 2 (left empty until now) lists the pages."""
     objects[1] = f"<< /Type /Pages /Kids [{' '.join(kids)}] /Count {len(kids)} >>".encode()
     return _pdf_file(objects)
 
@@ -225,14 +235,10 @@ def pdf_with_ruled_tables(pages: Sequence[TablePage], rotate: int = 0) -> bytes:
             ops.append(f"BT /F1 11 Tf 72 {y:.0f} Td ({_pdf_string(line)}) Tj ET")
             y -= 16
         content = "\n".join(ops).encode("latin-1")
-        objects.append(b"<< /Length %d >>\nstream\n" % len(content) + content + b"\nendstream")
-        objects.append(
-            f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents {len(objects)} 0 R "
-            f"/Rotate {rotate} /Resources << /Font << /F1 3 0 R >> >> >>".encode()
+        kids.append(
+            _add_page(objects, content, f"/Rotate {rotate} /Resources << /Font << /F1 3 0 R >> >>")
         )
-        kids.append(f"{len(objects)} 0 R")
-    objects[1] = f"<< /Type /Pages /Kids [{' '.join(kids)}] /Count {len(kids)} >>".encode()
-    return _pdf_file(objects)
+    return _page_tree_pdf(objects, kids)
 
 
 def _ruled_table(ops: list[str], rows: Sequence[Sequence[str]], top: float) -> float:
