@@ -68,12 +68,22 @@ def pdf_with_pages(pages: Sequence[str | Any | None]) -> bytes:
             )
             content = b"q 612 0 0 792 0 0 cm /Im1 Do Q"
             resources = f"<< /XObject << /Im1 {len(objects)} 0 R >> >>"
-        objects.append(b"<< /Length %d >>\nstream\n" % len(content) + content + b"\nendstream")
-        objects.append(
-            f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents {len(objects)} 0 R "
-            f"/Resources {resources} >>".encode()
-        )
-        kids.append(f"{len(objects)} 0 R")
+        kids.append(_add_page(objects, content, f"/Resources {resources}"))
+    return _page_tree_pdf(objects, kids)
+
+
+def _add_page(objects: list[bytes], content: bytes, entries: str) -> str:
+    """Appends a US Letter page drawing ``content``; returns its reference for the page tree."""
+    objects.append(b"<< /Length %d >>\nstream\n" % len(content) + content + b"\nendstream")
+    objects.append(
+        f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents {len(objects)} 0 R "
+        f"{entries} >>".encode()
+    )
+    return f"{len(objects)} 0 R"
+
+
+def _page_tree_pdf(objects: list[bytes], kids: list[str]) -> bytes:
+    """The file, once object 2 (left empty until now) lists the pages."""
     objects[1] = f"<< /Type /Pages /Kids [{' '.join(kids)}] /Count {len(kids)} >>".encode()
     return _pdf_file(objects)
 
@@ -199,3 +209,59 @@ def password_protected_pdf(text: str, password: str) -> bytes:
     ]
     ident = file_id.hex().encode()
     return _pdf_file(objects, b" /Encrypt 6 0 R /ID [<%s> <%s>]" % (ident, ident))
+
+
+# A page of a ruled-table PDF: prose lines above the table, the table's rows (the first is its
+# header) or None for a page without one, prose lines below it.
+TablePage = tuple[Sequence[str], Sequence[Sequence[str]] | None, Sequence[str]]
+
+
+def pdf_with_ruled_tables(pages: Sequence[TablePage], rotate: int = 0) -> bytes:
+    """A PDF of Helvetica prose pages, each optionally holding one table drawn as a word
+    processor prints it: every cell framed by ruling lines, the text in 10 pt inside. With
+    ``rotate`` (90, 180, 270) every page is shown turned by that many degrees."""
+    objects: list[bytes] = [b"<< /Type /Catalog /Pages 2 0 R >>", b""]
+    objects.append(b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
+    kids = []
+    for before, rows, after in pages:
+        ops: list[str] = []
+        y = 740.0
+        for line in before:
+            ops.append(f"BT /F1 11 Tf 72 {y:.0f} Td ({_pdf_string(line)}) Tj ET")
+            y -= 16
+        if rows:
+            y = _ruled_table(ops, rows, top=y - 6)
+        for line in after:
+            ops.append(f"BT /F1 11 Tf 72 {y:.0f} Td ({_pdf_string(line)}) Tj ET")
+            y -= 16
+        content = "\n".join(ops).encode("latin-1")
+        kids.append(
+            _add_page(objects, content, f"/Rotate {rotate} /Resources << /Font << /F1 3 0 R >> >>")
+        )
+    return _page_tree_pdf(objects, kids)
+
+
+def _ruled_table(ops: list[str], rows: Sequence[Sequence[str]], top: float) -> float:
+    """Draws ``rows`` framed by lines from ``top`` down; returns the baseline below it."""
+    widths = [max(len(row[col]) for row in rows) * 6 + 16 for col in range(len(rows[0]))]
+    row_height = 18
+    lefts = [72.0]
+    for width in widths:
+        lefts.append(lefts[-1] + width)
+    bottom = top - row_height * len(rows)
+    for index, row in enumerate(rows):
+        baseline = top - row_height * index - 13
+        for col, cell in enumerate(row):
+            ops.append(
+                f"BT /F1 10 Tf {lefts[col] + 5:.0f} {baseline:.0f} Td ({_pdf_string(cell)}) Tj ET"
+            )
+    for index in range(len(rows) + 1):
+        y = top - row_height * index
+        ops.append(f"{lefts[0]:.0f} {y:.0f} m {lefts[-1]:.0f} {y:.0f} l S")
+    for x in lefts:
+        ops.append(f"{x:.0f} {top:.0f} m {x:.0f} {bottom:.0f} l S")
+    return bottom - 22
+
+
+def _pdf_string(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")

@@ -37,6 +37,31 @@ def test_a_version_2_notebook_is_read(docs):
     assert markdown.count("```python") >= 5
 
 
+def test_a_version_3_notebook_without_metadata_is_read_from_its_cells(docs):
+    # nbformat's own upgrade refuses this file ("missing a key: metadata")
+    path = docs / "reactor.ipynb"
+    heading = {"cell_type": "heading", "level": 1, "metadata": {}, "source": "Reactor log"}
+    prose = {"cell_type": "markdown", "metadata": {}, "source": "Coolant pressure readings."}
+    code = {
+        "cell_type": "code",
+        "collapsed": False,
+        "input": "pressure = read_gauge('P-101')",
+        "language": "python",
+        "metadata": {},
+        "outputs": [],
+    }
+    notebook = {
+        "nbformat": 3,
+        "nbformat_minor": 0,
+        "worksheets": [{"cells": [heading, prose, code], "metadata": {}}],
+    }
+    path.write_text(json.dumps(notebook))
+    markdown = convert_file(path, max_file_size=1 << 30).markdown
+    assert markdown.startswith("# Reactor log")
+    assert "Coolant pressure readings." in markdown
+    assert "```python\npressure = read_gauge('P-101')\n```" in markdown
+
+
 def test_a_notebook_nbformat_cannot_read_fails_with_its_reason(docs):
     path = docs / "broken.ipynb"
     path.write_text(json.dumps({"nbformat": 3, "nbformat_minor": 0, "worksheets": []}))
