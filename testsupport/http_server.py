@@ -33,14 +33,15 @@ def free_port() -> int:
 @contextlib.contextmanager
 def http_server(env: dict[str, str], token: str, *args: str) -> Iterator[HttpServer]:
     """Start ``serve --http ARGS`` with ``env`` (over this process's environment) and the
-    token; yield once it answers (a 401 to a request without the token); stop it at the end."""
+    token (as MINIRAG_TOKEN, unless ``env`` names a MINIRAG_TOKEN_FILE); yield once it answers
+    (a 401 to a request without the token); stop it at the end."""
     import httpx2
 
     port = free_port()
     full_env = {
         **os.environ,
         **env,
-        "MINIRAG_TOKEN": token,
+        **({} if "MINIRAG_TOKEN_FILE" in env else {"MINIRAG_TOKEN": token}),
         "FASTMCP_CHECK_FOR_UPDATES": "off",
         "HF_HUB_OFFLINE": "1",
     }

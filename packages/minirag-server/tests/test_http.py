@@ -131,6 +131,19 @@ def test_no_token_and_a_wrong_one_get_401_naming_nothing_of_the_index(shared: Sh
             assert secret not in body
     assert "invalid_token" in wrong.headers["www-authenticate"]
     assert "invalid_token" not in missing.headers["www-authenticate"]
+    # The challenge says a bearer token is wanted and how to send it.
+    assert "send Authorization: Bearer <token>" in missing.headers["www-authenticate"]
+
+
+def test_oauth_discovery_answers_404_so_clients_ask_for_the_token(shared: Shared) -> None:
+    base = f"http://127.0.0.1:{shared.server.port}"
+    for path in (
+        "/.well-known/oauth-protected-resource",
+        "/.well-known/oauth-protected-resource/mcp",
+        "/.well-known/oauth-authorization-server",
+        "/.well-known/oauth-authorization-server/mcp",
+    ):
+        assert httpx2.get(base + path).status_code == 404, path
 
 
 def test_a_wrong_host_and_a_hostile_origin_are_refused(shared: Shared) -> None:
