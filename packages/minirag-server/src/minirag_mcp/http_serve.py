@@ -146,6 +146,9 @@ def uvicorn_settings(plan: HttpPlan, connections: ConnectionGuard) -> dict[str, 
         "proxy_headers": False,
         "forwarded_allow_ips": [],
         "timeout_keep_alive": plan.idle_timeout,
+        # No WebSocket: nothing here serves one, and an upgraded connection would leave the
+        # guarded protocol (its connection count never given back).
+        "ws": "none",
         "http": guarded_protocol(connections),
     }
 
