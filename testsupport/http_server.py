@@ -14,6 +14,18 @@ from dataclasses import dataclass
 from pathlib import Path
 
 START_TIMEOUT = 180.0  # seconds: an upper bound against a hang on a loaded machine
+# A client's first request, as a raw POST sends it.
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "test", "version": "0"},
+    },
+}
+MCP_HEADERS = {"accept": "application/json, text/event-stream"}
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ from fastmcp.client.auth import BearerAuth
 
 from minirag_mcp.commands import main as run_command
 from testsupport.files import files_under
-from testsupport.http_server import HttpServer, http_server
+from testsupport.http_server import INITIALIZE, MCP_HEADERS, HttpServer, http_server
 from testsupport.mcp import call
 
 DOCS = {
@@ -41,17 +41,6 @@ READ_TOOLS = {
     "list_files",
     "status",
 }
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "test", "version": "0"},
-    },
-}
-MCP_HEADERS = {"accept": "application/json, text/event-stream"}
 
 
 def drop_a_keyword_index(db: Path) -> None:

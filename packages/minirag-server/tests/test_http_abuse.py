@@ -21,7 +21,7 @@ import pytest
 from fastmcp import Client
 from fastmcp.client.auth import BearerAuth
 
-from testsupport.http_server import HttpServer, http_server
+from testsupport.http_server import INITIALIZE, MCP_HEADERS, HttpServer, http_server
 from testsupport.mcp import call
 
 pytestmark = pytest.mark.install_independent
@@ -33,17 +33,6 @@ HEADER_TIMEOUT = 5  # seconds, the test server's (10 by default)
 PER_CLIENT = 20  # connections from one address, the test server's (64 by default)
 BURST = 20
 WAIT = 60.0  # seconds: the bound on every wait below, against a hang on a loaded machine
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "test", "version": "0"},
-    },
-}
-MCP_HEADERS = {"accept": "application/json, text/event-stream"}
 
 
 @dataclass

@@ -13,7 +13,9 @@ import httpx2
 import pytest
 
 from minirag_index.settings import ConfigError
+from minirag_mcp.access_log import AccessLog
 from minirag_mcp.config import ConfigProblem, ServerSettings, load_config
+from minirag_mcp.connections import ConnectionGuard
 from minirag_mcp.http_guard import (
     TOKEN_NAME,
     BearerToken,
@@ -211,3 +213,42 @@ def test_a_bad_trusted_proxy_list_is_a_configuration_error(
     config = load_config({})
     assert isinstance(config, ConfigProblem)
     assert "HTTP_TRUSTED_PROXIES must be IP addresses or networks" in config.error
+
+
+def test_the_connection_cap_counts_per_address_and_spares_trusted_proxies() -> None:
+    proxies = Proxies((ipaddress.ip_network("10.0.0.5/32"),))
+    guard = ConnectionGuard(header_timeout=10, max_per_client=2, exempt=proxies.trusts)
+    assert [guard.admit("192.0.2.1") for _ in range(3)] == [True, True, False]
+    assert guard.admit("192.0.2.2")  # another address has its own count
+    guard.release("192.0.2.1")
+    assert guard.admit("192.0.2.1")  # a closed connection gives its place back
+    assert all(guard.admit("10.0.0.5") for _ in range(10))
+
+
+class Message:
+    def __init__(self, name: str, arguments: dict[str, Any]) -> None:
+        self.name, self.arguments = name, arguments
+
+
+@pytest.mark.parametrize("log_queries", [False, True])
+def test_the_access_log_names_the_tool_and_holds_the_query_only_when_asked(
+    log_queries: bool,
+) -> None:
+    import logging
+
+    lines: list[str] = []
+
+    class Keep(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            lines.append(record.getMessage())
+
+    keep = Keep()
+    access = AccessLog(log_arguments=log_queries)
+    access.logger.addHandler(keep)
+    try:
+        access.write(Message("query_documents", {"query": "salary of the CEO"}), 512, "ok", 0.25)
+    finally:
+        access.logger.removeHandler(keep)
+    (line,) = lines
+    assert "name=- tool=query_documents bytes=512 ms=250.0 result=ok" in line
+    assert ("salary of the CEO" in line) is log_queries
