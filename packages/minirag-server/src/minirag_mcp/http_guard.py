@@ -1,6 +1,9 @@
-"""The checks in front of the HTTP transport, as ASGI middleware: a per-client rate bound, the
-bearer token, and a bound on the request body. (Host and Origin are fastmcp's own guard,
-placed before these; see :mod:`minirag_mcp.http_serve`.)
+"""The checks in front of the HTTP transport, as ASGI middleware: a per-client rate bound (the
+client being the peer address, or what a trusted proxy forwards: :class:`Proxies`), 404 on
+OAuth discovery paths, the bearer tokens (:mod:`minirag_mcp.tokens`), and a bound on the
+request body and on its pauses. (Host and Origin are fastmcp's own guard, placed before these;
+the connection guard is below them, :mod:`minirag_mcp.connections`; see
+:mod:`minirag_mcp.http_serve`.)
 
 Each refusal is a short fixed JSON body naming nothing of the index, and every check runs
 before the request reaches the MCP session.
