@@ -183,7 +183,12 @@ def serve_http(
     app.add_middleware(warm_up)
     app.add_middleware(AccessLog(log_arguments=plan.log_queries))
     mode = "read-only" if config.read_only else "read-write"
-    print(f"minirag: serving {mode} at {plan.url} (Ctrl-C to stop)", file=sys.stderr, flush=True)
+    names = ", ".join(t.name for t in plan.tokens.tokens().tokens)
+    print(
+        f"minirag: serving {mode} at {plan.url} for the tokens {names} (Ctrl-C to stop)",
+        file=sys.stderr,
+        flush=True,
+    )
     try:
         app.run(
             transport="http",
