@@ -14,6 +14,18 @@ from dataclasses import dataclass
 from pathlib import Path
 
 START_TIMEOUT = 180.0  # seconds: an upper bound against a hang on a loaded machine
+# A client's first request, as a raw POST sends it.
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "test", "version": "0"},
+    },
+}
+MCP_HEADERS = {"accept": "application/json, text/event-stream"}
 
 
 @dataclass(frozen=True)
@@ -33,14 +45,15 @@ def free_port() -> int:
 @contextlib.contextmanager
 def http_server(env: dict[str, str], token: str, *args: str) -> Iterator[HttpServer]:
     """Start ``serve --http ARGS`` with ``env`` (over this process's environment) and the
-    token; yield once it answers (a 401 to a request without the token); stop it at the end."""
+    token (as MINIRAG_TOKEN, unless ``env`` names a MINIRAG_TOKEN_FILE); yield once it answers
+    (a 401 to a request without the token); stop it at the end."""
     import httpx2
 
     port = free_port()
     full_env = {
         **os.environ,
         **env,
-        "MINIRAG_TOKEN": token,
+        **({} if "MINIRAG_TOKEN_FILE" in env else {"MINIRAG_TOKEN": token}),
         "FASTMCP_CHECK_FOR_UPDATES": "off",
         "HF_HUB_OFFLINE": "1",
     }

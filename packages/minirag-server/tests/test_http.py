@@ -20,7 +20,7 @@ from fastmcp.client.auth import BearerAuth
 
 from minirag_mcp.commands import main as run_command
 from testsupport.files import files_under
-from testsupport.http_server import HttpServer, http_server
+from testsupport.http_server import INITIALIZE, MCP_HEADERS, HttpServer, http_server
 from testsupport.mcp import call
 
 DOCS = {
@@ -41,17 +41,6 @@ READ_TOOLS = {
     "list_files",
     "status",
 }
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "test", "version": "0"},
-    },
-}
-MCP_HEADERS = {"accept": "application/json, text/event-stream"}
 
 
 def drop_a_keyword_index(db: Path) -> None:
@@ -131,6 +120,19 @@ def test_no_token_and_a_wrong_one_get_401_naming_nothing_of_the_index(shared: Sh
             assert secret not in body
     assert "invalid_token" in wrong.headers["www-authenticate"]
     assert "invalid_token" not in missing.headers["www-authenticate"]
+    # The challenge says a bearer token is wanted and how to send it.
+    assert "send Authorization: Bearer <token>" in missing.headers["www-authenticate"]
+
+
+def test_oauth_discovery_answers_404_so_clients_ask_for_the_token(shared: Shared) -> None:
+    base = f"http://127.0.0.1:{shared.server.port}"
+    for path in (
+        "/.well-known/oauth-protected-resource",
+        "/.well-known/oauth-protected-resource/mcp",
+        "/.well-known/oauth-authorization-server",
+        "/.well-known/oauth-authorization-server/mcp",
+    ):
+        assert httpx2.get(base + path).status_code == 404, path
 
 
 def test_a_wrong_host_and_a_hostile_origin_are_refused(shared: Shared) -> None:

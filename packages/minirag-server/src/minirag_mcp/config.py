@@ -40,6 +40,12 @@ SERVER_ACCEPTS = {
     "HTTP_RATE_BURST": "a whole number of requests, at least 1",
     "HTTP_ALLOWED_HOSTS": "host names separated by commas (or unset)",
     "HTTP_ALLOWED_ORIGINS": "origins such as https://example.org separated by commas (or unset)",
+    "HTTP_TRUSTED_PROXIES": "IP addresses or networks such as 10.0.0.0/8, separated by commas "
+    "(or unset)",
+    "HTTP_HEADER_TIMEOUT": "a number of seconds above 0",
+    "HTTP_IDLE_TIMEOUT": "a whole number of seconds, at least 1",
+    "HTTP_MAX_CONNECTIONS_PER_CLIENT": "a whole number of connections, at least 1",
+    "HTTP_LOG_QUERIES": SWITCH_ACCEPTS,
 }
 
 
@@ -64,6 +70,21 @@ class ServerSettings(BaseSettings):
     HTTP_RATE_BURST: int = Field(default=60, ge=1)
     HTTP_ALLOWED_HOSTS: str | None = None
     HTTP_ALLOWED_ORIGINS: str | None = None
+    HTTP_TRUSTED_PROXIES: str | None = None  # whose X-Forwarded-For/Forwarded/X-Real-IP count
+    HTTP_HEADER_TIMEOUT: float = Field(default=10.0, gt=0)
+    HTTP_IDLE_TIMEOUT: int = Field(default=15, ge=1)
+    HTTP_MAX_CONNECTIONS_PER_CLIENT: int = Field(default=64, ge=1)
+    HTTP_LOG_QUERIES: Switch = False
+
+    @field_validator("HTTP_TRUSTED_PROXIES")
+    @classmethod
+    def _networks(cls, value: str | None) -> str | None:
+        import ipaddress
+
+        for item in (value or "").split(","):
+            if item.strip():
+                ipaddress.ip_network(item.strip(), strict=False)  # ValueError: refused
+        return value
 
     @field_validator("RAG_INSTRUCTIONS_APPEND", mode="before")
     @classmethod

@@ -1,6 +1,9 @@
-"""The checks in front of the HTTP transport, as ASGI middleware: a per-client rate bound, the
-bearer token, and a bound on the request body. (Host and Origin are fastmcp's own guard,
-placed before these; see :mod:`minirag_mcp.http_serve`.)
+"""The checks in front of the HTTP transport, as ASGI middleware: a per-client rate bound (the
+client being the peer address, or what a trusted proxy forwards: :class:`Proxies`), 404 on
+OAuth discovery paths, the bearer tokens (:mod:`minirag_mcp.tokens`), and a bound on the
+request body and on its pauses. (Host and Origin are fastmcp's own guard, placed before these;
+the connection guard is below them, :mod:`minirag_mcp.connections`; see
+:mod:`minirag_mcp.http_serve`.)
 
 Each refusal is a short fixed JSON body naming nothing of the index, and every check runs
 before the request reaches the MCP session.
@@ -8,14 +11,19 @@ before the request reaches the MCP session.
 
 from __future__ import annotations
 
+import asyncio
 import hmac
+import ipaddress
 import json
 import math
 import threading
 import time
 from collections.abc import Awaitable, Callable, MutableMapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from minirag_mcp.tokens import TokenSource
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -24,6 +32,7 @@ Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 REALM = "minirag"
+IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
 BUCKETS_KEPT = 10_000  # clients remembered by the rate bound; the idlest are forgotten first
 
 
@@ -55,37 +64,63 @@ def header(scope: Scope, name: bytes) -> bytes | None:
 
 # -- the token ------------------------------------------------------------------------------
 
+TOKEN_NAME = "minirag_token_name"  # the key in scope["state"] naming whose token it was
+CHALLENGE = (
+    f'Bearer realm="{REALM}", error_description="a bearer token is required: send '
+    'Authorization: Bearer <token>, a token from MINIRAG_TOKEN or MINIRAG_TOKEN_FILE"'
+)
+INVALID = CHALLENGE.replace("error_description=", 'error="invalid_token", error_description=')
+
+
+def bearer(given: bytes | None) -> bytes | None:
+    """The credentials of an ``Authorization: Bearer ...`` header (the scheme's case does not
+    matter, as RFC 7235 says), else None."""
+    if given is None:
+        return None
+    scheme, _, credentials = given.partition(b" ")
+    return credentials.strip() if scheme.lower() == b"bearer" else None
+
 
 def token_matches(given: bytes | None, expected: bytes) -> bool:
-    """Whether an Authorization header carries ``Bearer <expected>``, compared in constant
-    time (the scheme's case does not matter, as RFC 7235 says)."""
-    if given is None:
-        return False
-    scheme, _, credentials = given.partition(b" ")
-    if scheme.lower() != b"bearer":
-        return False
-    return hmac.compare_digest(credentials.strip(), expected)
+    """Whether an Authorization header carries ``Bearer <expected>``, in constant time."""
+    credentials = bearer(given)
+    return credentials is not None and hmac.compare_digest(credentials, expected)
+
+
+def is_discovery(path: str) -> bool:
+    """An OAuth/OpenID discovery path (``/.well-known/oauth-protected-resource``,
+    ``/.well-known/oauth-authorization-server``, their ``/mcp`` suffixed forms, ...)."""
+    return path.startswith("/.well-known/") or "/.well-known/" in path
 
 
 class BearerToken:
-    """401 with a ``WWW-Authenticate: Bearer`` challenge unless the request carries the
-    token; a wrong token also gets ``error="invalid_token"`` (RFC 6750)."""
+    """401 with a ``WWW-Authenticate: Bearer`` challenge saying how to send the token unless
+    the request carries one of the tokens ``source`` holds; a wrong token also gets
+    ``error="invalid_token"`` (RFC 6750). The token's name goes into ``scope["state"]``.
 
-    def __init__(self, app: ASGIApp, token: str) -> None:
+    Discovery paths answer 404 with or without a token: this server does no OAuth, and a 401
+    there sends a client (the MCP Inspector) into an OAuth flow instead of asking for the
+    token."""
+
+    def __init__(self, app: ASGIApp, source: TokenSource) -> None:
         self.app = app
-        self.token = token.encode()
+        self.source = source
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        if is_discovery(str(scope.get("path", ""))):
+            await refuse(send, 404, "not found: this server does no OAuth; send the bearer token")
+            return
         given = header(scope, b"authorization")
-        if token_matches(given, self.token):
+        credentials = bearer(given)
+        name = self.source.tokens().name_of(credentials) if credentials is not None else None
+        if name is not None:
+            scope.setdefault("state", {})[TOKEN_NAME] = name
             await self.app(scope, receive, send)
             return
-        challenge = f'Bearer realm="{REALM}"'
-        if given is not None:
-            challenge += ', error="invalid_token"'
+        challenge = INVALID if given is not None else CHALLENGE
         await refuse(send, 401, "unauthorized", [(b"www-authenticate", challenge.encode())])
 
 
@@ -96,13 +131,19 @@ class BodyTooLarge(Exception):
     pass
 
 
+class BodyStalled(Exception):
+    pass
+
+
 class BodyLimit:
     """413 for a request whose body is over ``limit`` bytes: at once when Content-Length says
-    so, else as soon as the streamed body passes it (nothing past it is handed on)."""
+    so, else as soon as the streamed body passes it (nothing past it is handed on). 408, and the
+    connection closed, when a body still arriving sends nothing for ``idle`` seconds."""
 
-    def __init__(self, app: ASGIApp, limit: int) -> None:
+    def __init__(self, app: ASGIApp, limit: int, idle: float | None = None) -> None:
         self.app = app
         self.limit = limit
+        self.idle = idle
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -113,13 +154,21 @@ class BodyLimit:
             await refuse(send, 413, f"request body over {self.limit} bytes")
             return
         seen = 0
+        done = False
         started = False
 
         async def bounded_receive() -> Message:
-            nonlocal seen
-            message = await receive()
+            nonlocal seen, done
+            if done or self.idle is None:
+                message = await receive()
+            else:
+                try:
+                    message = await asyncio.wait_for(receive(), self.idle)
+                except TimeoutError:
+                    raise BodyStalled from None
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
+                done = not message.get("more_body", False)
                 if seen > self.limit:
                     raise BodyTooLarge
             return message
@@ -134,6 +183,10 @@ class BodyLimit:
         except BodyTooLarge:
             if not started:
                 await refuse(send, 413, f"request body over {self.limit} bytes")
+        except BodyStalled:
+            if not started:
+                stalled = f"request body stalled for {self.idle:g} s"
+                await refuse(send, 408, stalled, [(b"connection", b"close")])
 
 
 # -- the rate ---------------------------------------------------------------------------------
@@ -163,19 +216,81 @@ class TokenBuckets:
         return wait
 
 
-class RateLimit:
-    """429 with Retry-After for a client (by address) past its bucket."""
+def forwarded_chain(scope: Scope) -> list[str]:
+    """The client addresses a proxy put in X-Forwarded-For, else Forwarded (``for=``), else
+    X-Real-IP, nearest proxy last; ports and brackets removed."""
+    values = [
+        bytes(v).decode("latin-1")
+        for k, v in scope.get("headers", [])
+        if k.lower() == b"x-forwarded-for"
+    ]
+    items = [item for value in values for item in value.split(",")]
+    if not items:
+        forwarded = [
+            bytes(v).decode("latin-1")
+            for k, v in scope.get("headers", [])
+            if k.lower() == b"forwarded"
+        ]
+        for element in (e for value in forwarded for e in value.split(",")):
+            for pair in element.split(";"):
+                key, _, value = pair.strip().partition("=")
+                if key.strip().lower() == "for":
+                    items.append(value)
+    if not items:
+        real = header(scope, b"x-real-ip")
+        items = [real.decode("latin-1")] if real else []
+    return [bare_address(item) for item in items if item.strip()]
 
-    def __init__(self, app: ASGIApp, buckets: TokenBuckets) -> None:
+
+def bare_address(item: str) -> str:
+    item = item.strip().strip('"')
+    if item.startswith("["):  # [2001:db8::1]:4711
+        return item[1:].partition("]")[0]
+    host, colon, port = item.rpartition(":")
+    return host if colon and host.count(":") == 0 and port.isdigit() else item
+
+
+@dataclass(frozen=True)
+class Proxies:
+    """The addresses (networks) whose forwarded headers are believed: HTTP_TRUSTED_PROXIES."""
+
+    networks: tuple[IPNetwork, ...] = ()
+
+    def trusts(self, address: str) -> bool:
+        try:
+            ip = ipaddress.ip_address(address)
+        except ValueError:
+            return False
+        return any(ip in network for network in self.networks)
+
+    def client(self, scope: Scope) -> str:
+        """Who a request is from: the peer address, unless the peer is a trusted proxy; then
+        the nearest address in the forwarded chain that is not itself a trusted proxy (an
+        address a client wrote further left is never believed over one a proxy appended)."""
+        peer = scope.get("client")
+        address = str(peer[0]) if peer else ""
+        if not self.networks or not self.trusts(address):
+            return address
+        chain = forwarded_chain(scope)
+        while chain and self.trusts(chain[-1]) and len(chain) > 1:
+            chain.pop()
+        return chain[-1] if chain else address
+
+
+class RateLimit:
+    """429 with Retry-After for a client (by address, see :meth:`Proxies.client`) past its
+    bucket."""
+
+    def __init__(self, app: ASGIApp, buckets: TokenBuckets, proxies: Proxies | None = None) -> None:
         self.app = app
         self.buckets = buckets
+        self.proxies = proxies or Proxies()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        client = scope.get("client")
-        wait = self.buckets.take(str(client[0]) if client else "")
+        wait = self.buckets.take(self.proxies.client(scope))
         if wait:
             retry = str(max(1, math.ceil(wait))).encode()
             await refuse(send, 429, "too many requests", [(b"retry-after", retry)])

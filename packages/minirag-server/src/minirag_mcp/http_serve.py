@@ -1,10 +1,13 @@
 """Serving over fastmcp's streamable HTTP transport (``minirag-mcp serve --http``).
 
 One process, one model and one index snapshot for every client that connects. Whenever it
-listens it wants a bearer token (MINIRAG_TOKEN, or the file MINIRAG_TOKEN_FILE names); it
-binds the loopback address unless told ``--allow-remote``; fastmcp's Host/Origin guard, in
-strict mode, refuses a Host or Origin outside the allowed lists (DNS rebinding); and
-:mod:`minirag_mcp.http_guard` bounds each client's rate and each request's body.
+listens it wants a bearer token (MINIRAG_TOKEN, or the named tokens of the file or folder
+MINIRAG_TOKEN_FILE names: :mod:`minirag_mcp.tokens`); it binds the loopback address unless
+told ``--allow-remote``; fastmcp's Host/Origin guard, in strict mode, refuses a Host or Origin
+outside the allowed lists (DNS rebinding); :mod:`minirag_mcp.http_guard` bounds each client's
+rate (by peer address; forwarded headers only from HTTP_TRUSTED_PROXIES) and each request's
+body; :mod:`minirag_mcp.connections` times out incomplete request heads and caps the
+connections per address; :mod:`minirag_mcp.access_log` writes a line per tool call.
 """
 
 from __future__ import annotations
@@ -13,22 +16,23 @@ import ipaddress
 import logging
 import sys
 from dataclasses import dataclass
-from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from minirag_index.settings import ConfigError
 from minirag_mcp.config import Config, ConfigProblem, ServerSettings
+from minirag_mcp.tokens import TokenSource, load_tokens
 
 if TYPE_CHECKING:
     from starlette.middleware import Middleware
+
+    from minirag_mcp.connections import ConnectionGuard
+    from minirag_mcp.http_guard import IPNetwork
 
 log = logging.getLogger(__name__)
 
 MCP_PATH = "/mcp"
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
-MIN_TOKEN_CHARS = 16
-MAKE_TOKEN = 'python -c "import secrets; print(secrets.token_urlsafe(32))"'
 
 
 @dataclass(frozen=True)
@@ -37,12 +41,17 @@ class HttpPlan:
 
     host: str
     port: int
-    token: str
+    tokens: TokenSource
     max_body: int
     rate: float
     burst: int
     allowed_hosts: list[str]
     allowed_origins: list[str]
+    trusted_proxies: tuple[IPNetwork, ...] = ()
+    header_timeout: float = 10.0
+    idle_timeout: int = 15
+    max_connections_per_client: int = 64
+    log_queries: bool = False
 
     @property
     def url(self) -> str:
@@ -63,34 +72,11 @@ def comma_list(text: str | None) -> list[str]:
     return [item.strip() for item in (text or "").split(",") if item.strip()]
 
 
-def load_token(settings: ServerSettings) -> str:
-    """The bearer token: MINIRAG_TOKEN, else the first line of MINIRAG_TOKEN_FILE. Raises
-    :class:`ConfigError` naming both variables and how to make one when there is none."""
-    token = settings.MINIRAG_TOKEN.get_secret_value().strip() if settings.MINIRAG_TOKEN else ""
-    source = "MINIRAG_TOKEN"
-    if not token and settings.MINIRAG_TOKEN_FILE is not None:
-        path = Path(settings.MINIRAG_TOKEN_FILE).expanduser()
-        source = f"MINIRAG_TOKEN_FILE ({path})"
-        try:
-            token = path.read_text(encoding="utf-8").strip()
-        except OSError as exc:
-            raise ConfigError(
-                f"MINIRAG_TOKEN_FILE {path} could not be read: {exc.strerror or exc}",
-                variable="MINIRAG_TOKEN_FILE",
-            ) from None
-    if not token:
-        raise ConfigError(
-            "serving over HTTP needs a bearer token: set MINIRAG_TOKEN, or MINIRAG_TOKEN_FILE "
-            f"to a file holding it; make one with: {MAKE_TOKEN}",
-            variable="MINIRAG_TOKEN",
-        )
-    if len(token) < MIN_TOKEN_CHARS or any(c.isspace() for c in token):
-        raise ConfigError(
-            f"the token from {source} must be at least {MIN_TOKEN_CHARS} characters without "
-            f"spaces; make one with: {MAKE_TOKEN}",
-            variable="MINIRAG_TOKEN",
-        )
-    return token
+def load_token(settings: ServerSettings) -> TokenSource:
+    """The bearer tokens (see :mod:`minirag_mcp.tokens`). Raises :class:`ConfigError` naming
+    the variable or the file and line, and how to make a token."""
+    secret = settings.MINIRAG_TOKEN.get_secret_value() if settings.MINIRAG_TOKEN else None
+    return load_tokens(secret, settings.MINIRAG_TOKEN_FILE)
 
 
 def http_plan(config: Config, host: str, port: int, *, allow_remote: bool) -> HttpPlan:
@@ -109,27 +95,62 @@ def http_plan(config: Config, host: str, port: int, *, allow_remote: bool) -> Ht
     return HttpPlan(
         host=host,
         port=port,
-        token=load_token(server),
+        tokens=load_token(server),
         max_body=server.HTTP_MAX_BODY_BYTES,
         rate=server.HTTP_RATE_PER_SECOND,
         burst=server.HTTP_RATE_BURST,
         allowed_hosts=comma_list(server.HTTP_ALLOWED_HOSTS),
         allowed_origins=comma_list(server.HTTP_ALLOWED_ORIGINS),
+        # Checked by the setting's validator already.
+        trusted_proxies=tuple(
+            ipaddress.ip_network(item, strict=False)
+            for item in comma_list(server.HTTP_TRUSTED_PROXIES)
+        ),
+        header_timeout=server.HTTP_HEADER_TIMEOUT,
+        idle_timeout=server.HTTP_IDLE_TIMEOUT,
+        max_connections_per_client=server.HTTP_MAX_CONNECTIONS_PER_CLIENT,
+        log_queries=server.HTTP_LOG_QUERIES,
     )
 
 
-def guard_middleware(plan: HttpPlan) -> list[Middleware]:
-    """Our checks, outermost first: the rate, the token, the body (all after fastmcp's Host
+def guard_middleware(plan: HttpPlan, connections: ConnectionGuard | None) -> list[Middleware]:
+    """Our checks, outermost first: telling the connection its request's head is complete,
+    the rate, the token (and the discovery paths' 404), the body (all after fastmcp's Host
     and Origin guard, which it places in front of any middleware it is given)."""
     from starlette.middleware import Middleware
 
-    from minirag_mcp.http_guard import BearerToken, BodyLimit, RateLimit, TokenBuckets
+    from minirag_mcp.connections import TrackRequests
+    from minirag_mcp.http_guard import BearerToken, BodyLimit, Proxies, RateLimit, TokenBuckets
 
     return [
-        Middleware(RateLimit, buckets=TokenBuckets(plan.rate, plan.burst)),
-        Middleware(BearerToken, token=plan.token),
-        Middleware(BodyLimit, limit=plan.max_body),
+        Middleware(TrackRequests, guard=connections),
+        Middleware(
+            RateLimit,
+            buckets=TokenBuckets(plan.rate, plan.burst),
+            proxies=Proxies(plan.trusted_proxies),
+        ),
+        Middleware(BearerToken, source=plan.tokens),
+        Middleware(BodyLimit, limit=plan.max_body, idle=float(plan.idle_timeout)),
     ]
+
+
+def uvicorn_settings(plan: HttpPlan, connections: ConnectionGuard) -> dict[str, Any]:
+    """uvicorn's own settings: no belief in forwarded headers (its default trusts them from
+    127.0.0.1, where every SSH-tunnelled client comes from; :class:`Proxies` does it for the
+    addresses the operator names), the idle timeout between requests, and the connection
+    guard (:mod:`minirag_mcp.connections`) around its HTTP protocol."""
+    from minirag_mcp.connections import guarded_protocol
+
+    return {
+        "log_level": "warning",
+        "proxy_headers": False,
+        "forwarded_allow_ips": [],
+        "timeout_keep_alive": plan.idle_timeout,
+        # No WebSocket: nothing here serves one, and an upgraded connection would leave the
+        # guarded protocol (its connection count never given back).
+        "ws": "none",
+        "http": guarded_protocol(connections),
+    }
 
 
 def serve_http(
@@ -142,19 +163,32 @@ def serve_http(
 ) -> None:
     """Run the server over HTTP until it is stopped. Raises :class:`ConfigError` before
     listening when the configuration, the token or the address is not usable."""
+    from minirag_mcp.access_log import AccessLog
+    from minirag_mcp.connections import ConnectionGuard
+    from minirag_mcp.http_guard import Proxies
     from minirag_mcp.server import create_app, stop_app, warm_modules
     from minirag_mcp.warmup import WarmUpAfterInitialize
 
     if isinstance(config, ConfigProblem):
         raise ConfigError(f"Configuration error: {config.error}")
     plan = http_plan(config, host, port, allow_remote=allow_remote)
+    proxies = Proxies(plan.trusted_proxies)
+    connections = ConnectionGuard(
+        plan.header_timeout, plan.max_connections_per_client, exempt=proxies.trusts
+    )
     if not is_loopback(host):
         log.warning("listening on %s without TLS: put a TLS-terminating proxy in front", host)
     app = create_app(config, watch=watch)
     warm_up = WarmUpAfterInitialize(warm_modules(config))
     app.add_middleware(warm_up)
+    app.add_middleware(AccessLog(log_arguments=plan.log_queries))
     mode = "read-only" if config.read_only else "read-write"
-    print(f"minirag: serving {mode} at {plan.url} (Ctrl-C to stop)", file=sys.stderr, flush=True)
+    names = ", ".join(t.name for t in plan.tokens.tokens().tokens)
+    print(
+        f"minirag: serving {mode} at {plan.url} for the tokens {names} (Ctrl-C to stop)",
+        file=sys.stderr,
+        flush=True,
+    )
     try:
         app.run(
             transport="http",
@@ -162,11 +196,11 @@ def serve_http(
             host=host,
             port=port,
             path=MCP_PATH,
-            middleware=guard_middleware(plan),
+            middleware=guard_middleware(plan, connections),
             host_origin_protection=True,
             allowed_hosts=plan.allowed_hosts,
             allowed_origins=plan.allowed_origins,
-            uvicorn_config={"log_level": "warning"},
+            uvicorn_config=uvicorn_settings(plan, connections),
         )
     finally:
         warm_up.stop()
