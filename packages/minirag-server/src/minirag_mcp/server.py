@@ -25,7 +25,7 @@ from typing import Any
 
 import anyio
 from fastmcp import FastMCP
-from fastmcp.exceptions import FastMCPError, ToolError
+from fastmcp.exceptions import DisabledError, FastMCPError, NotFoundError, ToolError
 from fastmcp.server.middleware import Middleware
 
 from minirag_ingest.names import safe_text
@@ -33,7 +33,7 @@ from minirag_mcp.config import Config, ConfigProblem, load_config
 from minirag_mcp.context import AppContext
 from minirag_mcp.instructions import build_instructions
 from minirag_mcp.session_state import use_plain_state_store
-from minirag_mcp.tools import register_tools
+from minirag_mcp.tools import register_tools, unavailable_tool
 from minirag_mcp.wording import error_message
 
 log = logging.getLogger(__name__)
@@ -46,11 +46,21 @@ SHUTDOWN_WAIT = 60.0  # seconds a running sync gets to finish its commit when th
 class ToolCallGuard(Middleware):
     """The last line: a tool call that raises anything - an exception no operation expected,
     a result that cannot be serialised, even ``SystemExit`` from a library - answers with a
-    tool error naming the tool and the reason, and the server keeps serving."""
+    tool error naming the tool and the reason, and the server keeps serving.
+
+    A call naming a tool this server does not offer is an expected mistake, not a failure:
+    it answers one line saying why (no such tool, or a write tool on a read-only server),
+    and nothing is logged."""
+
+    def __init__(self, *, read_only: bool = False) -> None:
+        self.read_only = read_only
 
     async def on_call_tool(self, context: Any, call_next: Any) -> Any:
         try:
             return await call_next(context)
+        except (NotFoundError, DisabledError):  # fastmcp found no tool by that name
+            name = str(getattr(context.message, "name", ""))
+            raise ToolError(unavailable_tool(name, read_only=self.read_only)) from None
         except FastMCPError as exc:  # ours, and fastmcp's own (unknown tool, bad arguments)
             try:
                 text = str(exc)
@@ -116,10 +126,11 @@ def create_app(config: Config | ConfigProblem | None = None, *, watch: bool = Fa
         lifespan=lifespan,
     )
     use_plain_state_store(mcp)
-    mcp.add_middleware(ToolCallGuard())
+    read_only = isinstance(config, Config) and config.read_only
+    mcp.add_middleware(ToolCallGuard(read_only=read_only))
     mcp.app_context = app_ctx  # type: ignore[attr-defined]  # read by tools.app_of
     advertise_tools_only(mcp)
-    register_tools(mcp, read_only=isinstance(config, Config) and config.read_only)
+    register_tools(mcp, read_only=read_only)
     return mcp
 
 
