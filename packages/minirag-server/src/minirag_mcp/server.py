@@ -33,7 +33,7 @@ from minirag_mcp.config import Config, ConfigProblem, load_config
 from minirag_mcp.context import AppContext
 from minirag_mcp.instructions import build_instructions
 from minirag_mcp.session_state import use_plain_state_store
-from minirag_mcp.tools import register_tools, unavailable_tool
+from minirag_mcp.tools import TOOLS, register_tools
 from minirag_mcp.wording import error_message
 
 log = logging.getLogger(__name__)
@@ -73,6 +73,19 @@ class ToolCallGuard(Middleware):
             name = getattr(context.message, "name", "the tool")
             log.warning("tool %s failed unexpectedly", name, exc_info=True)
             raise ToolError(f"{name} failed unexpectedly: {error_message(exc)}") from exc
+
+
+def unavailable_tool(name: str, *, read_only: bool) -> str:
+    """Why a call naming ``name`` found no tool: a write tool a read-only server leaves out,
+    or a name no tool has (then the tools there are)."""
+    shown = safe_text(repr(name))
+    if read_only and any(spec.fn.__name__ == name and not spec.for_readers for spec in TOOLS):
+        return (
+            f"{shown} is not available: this server is read-only (READ_ONLY=1): sync, ingest "
+            "and delete run on the writer's machine"
+        )
+    offered = [spec.fn.__name__ for spec in TOOLS if spec.for_readers or not read_only]
+    return f"unknown tool {shown}; this server's tools are: {', '.join(offered)}"
 
 
 def advertise_tools_only(mcp: FastMCP) -> None:

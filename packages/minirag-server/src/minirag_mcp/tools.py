@@ -147,21 +147,6 @@ def register_tools(mcp: FastMCP, *, read_only: bool = False) -> None:
         mcp.add_tool(made)
 
 
-def unavailable_tool(name: str, *, read_only: bool) -> str:
-    """Why a call naming ``name`` found no tool: a write tool a read-only server leaves out,
-    or a name no tool has (then the tools there are)."""
-    from minirag_ingest.names import safe_text
-
-    shown = safe_text(repr(name))
-    if read_only and any(spec.fn.__name__ == name and not spec.for_readers for spec in TOOLS):
-        return (
-            f"{shown} is not available: this server is read-only (READ_ONLY=1): sync, ingest "
-            "and delete run on the writer's machine"
-        )
-    offered = [spec.fn.__name__ for spec in TOOLS if spec.for_readers or not read_only]
-    return f"unknown tool {shown}; this server's tools are: {', '.join(offered)}"
-
-
 def app_of(ctx: Context) -> AppContext:
     """The AppContext of the server answering this request."""
     app: AppContext = ctx.fastmcp.app_context  # type: ignore[attr-defined]
