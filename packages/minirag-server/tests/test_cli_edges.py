@@ -1,0 +1,66 @@
+"""The command line's small edges: ``watch`` stopped by Ctrl-C or SIGTERM exits 130 (the
+README's exit-status table), and a count of one reads "1 chunk"."""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import signal
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from testsupport.mcp import cli_process
+
+DEADLINE = 120.0  # seconds: an upper bound against a hang, not a speed claim
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
+def test_watch_stopped_by_a_signal_exits_130(
+    env: dict, tmp_path: Path, sig: signal.Signals
+) -> None:
+    child = subprocess.Popen(
+        [sys.executable, "-m", "minirag_mcp", "watch", "--json"],
+        env={**os.environ, "DB_PATH": str(tmp_path / "db"), "HF_HUB_OFFLINE": "1"},
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert child.stdout is not None and child.stderr is not None
+    lines: queue.Queue[str] = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(x) for x in child.stdout], daemon=True).start()
+    try:
+        first = json.loads(lines.get(timeout=DEADLINE))  # the first sync: it is watching
+        assert first["state"] == "succeeded"
+        child.send_signal(sig)
+        assert child.wait(timeout=DEADLINE) == 130
+        assert "stopped watching" in child.stderr.read()
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+
+
+def test_a_count_of_one_is_one_chunk(
+    env: dict, docs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DB_PATH", str(tmp_path / "db"))
+    notes = docs / "notes.txt"  # one short paragraph: one chunk
+    ingested = cli_process("ingest", str(notes))
+    assert ingested.returncode == 0, ingested.stderr
+    assert f"ingested {notes}: 1 chunk ('" in ingested.stdout, ingested.stdout
+
+    found = cli_process("find", "budget")
+    assert found.returncode == 0, found.stderr
+    lines = found.stdout.splitlines()
+    assert lines[0] == "1 of 1 documents match (1 chunk)", found.stdout
+    assert "notes.txt: 1 chunk" in found.stdout and "chunks" not in found.stdout
+
+    deleted = cli_process("delete", str(notes))
+    assert deleted.returncode == 0, deleted.stderr
+    assert deleted.stdout.strip() == f"deleted {notes} (1 chunk); the file is untouched"
