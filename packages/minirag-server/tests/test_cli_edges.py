@@ -64,3 +64,22 @@ def test_a_count_of_one_is_one_chunk(
     deleted = cli_process("delete", str(notes))
     assert deleted.returncode == 0, deleted.stderr
     assert deleted.stdout.strip() == f"deleted {notes} (1 chunk); the file is untouched"
+
+
+def test_an_empty_word_file_is_reported_as_empty(
+    env: dict, docs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from testsupport.documents import docx_bytes
+
+    monkeypatch.setenv("DB_PATH", str(tmp_path / "db"))
+    blank = Path(__file__).parents[2] / "minirag-ingest/tests/files/python-docx/doc-default.docx"
+    (docs / "saved-blank.docx").write_bytes(blank.read_bytes())  # Word's "new, save"
+    (docs / "empty-body.docx").write_bytes(docx_bytes([]))
+    (docs / "zero.docx").write_bytes(b"")  # touch zero.docx
+    for name in ("saved-blank.docx", "empty-body.docx", "zero.docx"):
+        run = cli_process("ingest", str(docs / name))
+        assert run.returncode == 1, run.stdout
+        assert run.stderr.splitlines() == [
+            f"error: {name}: converted to no text: the document is empty or holds only markup "
+            "or pictures, so there is nothing to index"
+        ], run.stderr
