@@ -5,11 +5,9 @@ from __future__ import annotations
 
 import json
 import os
-import queue
 import signal
 import subprocess
 import sys
-import threading
 from pathlib import Path
 
 import pytest
@@ -31,15 +29,14 @@ def test_watch_stopped_by_a_signal_exits_130(
         stderr=subprocess.PIPE,
         text=True,
     )
-    assert child.stdout is not None and child.stderr is not None
-    lines: queue.Queue[str] = queue.Queue()
-    threading.Thread(target=lambda: [lines.put(x) for x in child.stdout], daemon=True).start()
     try:
-        first = json.loads(lines.get(timeout=DEADLINE))  # the first sync: it is watching
-        assert first["state"] == "succeeded"
+        assert child.stdout is not None
+        first = child.stdout.readline()  # the first sync's line: it is watching now
+        assert json.loads(first)["state"] == "succeeded", first
         child.send_signal(sig)
-        assert child.wait(timeout=DEADLINE) == 130
-        assert "stopped watching" in child.stderr.read()
+        _, err = child.communicate(timeout=DEADLINE)
+        assert child.returncode == 130, err
+        assert "stopped watching" in err
     finally:
         if child.poll() is None:
             child.kill()
