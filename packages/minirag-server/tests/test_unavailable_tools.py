@@ -88,9 +88,9 @@ def test_over_stdio_the_answers_are_one_line_and_the_log_holds_no_traceback(
             async with _stdio(read_only, errlog) as session:
                 for name in ("sync_start", "ingest_file", "frobnicate"):
                     result = await session.call_tool(name, {})
-                    assert result.isError
+                    assert result.is_error
                     answers.append(result.content[0].text)
-                assert not (await session.call_tool("status", {})).isError
+                assert not (await session.call_tool("status", {})).is_error
         return answers
 
     answers = asyncio.run(go())
