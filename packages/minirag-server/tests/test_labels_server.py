@@ -297,7 +297,7 @@ def test_cli_labels(
     assert [r["displayPath"] for r in payload["files"]] == ["alpha.md"]
     assert payload["filterCounts"]["undated"] == 1
     code, out, err = cli(capsys, "list", "--date-from", "2026-08-01")
-    assert "warn: 1 documents in scope were left out for lacking a date" in err
+    assert "warn: 1 document in scope was left out for lacking a date" in err
     code, out, err = cli(capsys, "query", "x", "--label", "type")
     assert code == 1 and "facet=value" in err
 

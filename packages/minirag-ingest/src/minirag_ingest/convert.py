@@ -24,6 +24,7 @@ from typing import Any, BinaryIO, Literal
 from minirag_ingest.errors import ConversionError
 from minirag_ingest.formats import IMAGE_EXTENSIONS, SUPPORTED_EXTENSIONS
 from minirag_ingest.inflation import TooMuchInflation, check_inflation
+from minirag_ingest.no_text import holds_text
 from minirag_ingest.ocr import OcrError
 from minirag_ingest.plugins import OcrEngine
 from minirag_ingest.settings import DEFAULT_MIN_CHARS_PER_PAGE
@@ -83,7 +84,8 @@ def convert_file(
                 path, f"image files need OCR support; install it with: {_ocr_command()}"
             )
         raise ConversionError(path, f"unsupported file type {path.suffix or '(none)'!r}")
-    _check_size(path, max_file_size)
+    if _check_size(path, max_file_size) == 0:  # whatever its kind: see _EMPTY_DOCUMENT
+        return Converted(markdown="", metadata_title=None, pages=None, kind=kind)
     try:
         check_inflation(path, kind, max_file_size)
     except TooMuchInflation as exc:
@@ -196,7 +198,8 @@ def _markitdown() -> Any:
         return _MARKITDOWN
 
 
-def _check_size(path: Path, max_file_size: int) -> None:
+def _check_size(path: Path, max_file_size: int) -> int:
+    """The size of the file at ``path``, refused when over ``max_file_size``."""
     try:
         size = os.stat(path).st_size
     except OSError as exc:
@@ -207,6 +210,7 @@ def _check_size(path: Path, max_file_size: int) -> None:
             f"file too large: {size} bytes exceeds MAX_FILE_SIZE={max_file_size} bytes; "
             "raise MAX_FILE_SIZE to index it",
         )
+    return size
 
 
 def _run_markitdown(path: Path, kind: str) -> Any:
@@ -241,16 +245,30 @@ def _run_markitdown(path: Path, kind: str) -> Any:
             info = StreamInfo(
                 extension=f".{kind}", filename=path.name, local_path=str(path), charset=charset
             )
-            with _decoding_warnings(path):
+            with _decoding_warnings(path) as decoding:
                 if converter is None:
-                    return _markitdown().convert_stream(stream, stream_info=info)
-                return converter.convert(stream, info)
+                    result = _markitdown().convert_stream(stream, stream_info=info)
+                else:
+                    result = converter.convert(stream, info)
+                decoding.seen = decoding.seen and holds_text(result.text_content or "")
+                return result
     except OSError as exc:
         raise ConversionError(path, f"cannot read file: {exc.strerror or exc}") from exc
     except NotText as exc:
         raise ConversionError(path, str(exc)) from None
     except Exception as exc:
+        if _EMPTY_DOCUMENT.search(str(_converter_error(exc))):
+            from markitdown import DocumentConverterResult
+
+            return DocumentConverterResult(markdown="")
         raise ConversionError(path, _failure_reason(exc)) from exc
+
+
+# An empty document is reported as one, converting to no text (the pipeline's NoText), however
+# it is empty: a file of 0 bytes, a Word file with no body (mammoth: "Could not find the body
+# element"), or one whose body holds nothing, which reaches the HTML parser as empty bytes -
+# and there its "characters could not be decoded" warning, meaningless for no text, is dropped.
+_EMPTY_DOCUMENT = re.compile(r"^Could not find the body element")
 
 
 PASSWORD_PROTECTED = "the PDF is password-protected: save a copy without the password to index it"
@@ -273,13 +291,14 @@ class _UndecodedCharacters(logging.Filter):
 
 
 @contextmanager
-def _decoding_warnings(path: Path) -> Iterator[None]:
-    """One warning naming ``path`` if its text held bytes no encoding could decode."""
+def _decoding_warnings(path: Path) -> Iterator[_UndecodedCharacters]:
+    """One warning naming ``path`` if its text held bytes no encoding could decode (unless
+    the block clears ``seen``: a document with no text has no characters to replace)."""
     logger = logging.getLogger("bs4.dammit")
     watch = _UndecodedCharacters()
     logger.addFilter(watch)
     try:
-        yield
+        yield watch
     finally:
         logger.removeFilter(watch)
         if watch.seen:

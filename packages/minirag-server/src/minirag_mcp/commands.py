@@ -95,6 +95,16 @@ ScopeFlag = Annotated[str | None, Parameter(help="Only under this path or id.")]
 SourceFlag = Annotated[str | None, Parameter(help="A data or url source id.")]
 
 
+def scope_arg(ctx: AppContext, scope: str | None) -> str | None:
+    """--scope as the tools take it: a relative path is taken against the current directory,
+    whether or not it exists, unless it is no folder here and covers indexed data items (ids
+    such as ``notes/2024``)."""
+    given = cli_scope(scope)
+    if not given or searching.URL_LIKE.match(given) or os.path.isabs(given):
+        return given
+    return given if searching.names_items(ctx, given) else absolute(given)
+
+
 # -- the commands -----------------------------------------------------------------------------
 
 
@@ -219,7 +229,7 @@ def query(
     def action(ctx: AppContext) -> Any:
         labels = label_filter(label)
         return searching.query_documents(
-            ctx, text, top_k, cli_scope(scope), labels, date_from, date_to
+            ctx, text, top_k, scope_arg(ctx, scope), labels, date_from, date_to
         )
 
     return run(common, action, render.show_query, cli_wording())
@@ -245,7 +255,7 @@ def find(
 
     def action(ctx: AppContext) -> Any:
         labels = label_filter(label)
-        where = cli_scope(scope)
+        where = scope_arg(ctx, scope)
         return searching.find_mentions(
             ctx, list(terms), match, where, offset, labels, date_from, date_to
         )
@@ -298,7 +308,7 @@ def list_(
 
     def action(ctx: AppContext) -> Any:
         labels = label_filter(label)
-        return listing.list_files(ctx, cli_scope(scope), labels, date_from, date_to, sort)
+        return listing.list_files(ctx, scope_arg(ctx, scope), labels, date_from, date_to, sort)
 
     return run(common, action, render.show_list, cli_wording())
 

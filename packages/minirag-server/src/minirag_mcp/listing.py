@@ -4,8 +4,6 @@
 
 from __future__ import annotations
 
-import os
-import re
 from typing import TYPE_CHECKING, Any
 
 from minirag_ingest.corpus import installed_ocr, scanned_extensions
@@ -20,7 +18,7 @@ from minirag_mcp.labelling import (
     label_view,
     labels_status,
 )
-from minirag_mcp.operations import OperationError, scope_folder
+from minirag_mcp.operations import OperationError
 from minirag_mcp.results import (
     FileRow,
     IgnoreFileOut,
@@ -31,11 +29,10 @@ from minirag_mcp.results import (
     UnlistedOut,
     WatchOut,
 )
+from minirag_mcp.searching import scope_and_folder
 
 if TYPE_CHECKING:
     from minirag_ingest.corpus import ListedFile
-
-_URL_LIKE = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*://")
 
 
 # -- status ----------------------------------------------------------------------------------
@@ -165,15 +162,9 @@ def list_files(
     view = label_view(ctx, labels, date_from, date_to, sort)
     from minirag_ingest.scan import ScopeExcluded
 
-    scope_text = str(scope).strip() if scope and str(scope).strip() else None
-    # The scope rule of query_documents and find_mentions: an absolute path scopes the folders
-    # on disk too; anything else (a URL, a data id) is a prefix of source ids.
-    is_path_scope = (
-        scope_text is not None
-        and not _URL_LIKE.match(scope_text)
-        and os.path.isabs(os.path.expanduser(scope_text))
-    )
-    scope_path = scope_folder(ctx, scope_text) if is_path_scope else None
+    # The scope rule of query_documents and find_mentions; a scope inside a root scopes the
+    # folders on disk too, any other (a URL, data ids) is a prefix of source ids.
+    scope_text, scope_path = scope_and_folder(ctx, scope)
     try:
         listing = ctx.corpus.list_files(scope_text, scope_path, on_disk=not ctx.read_only)
     except ScopeExcluded as exc:

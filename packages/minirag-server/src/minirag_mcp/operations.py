@@ -216,7 +216,7 @@ def read_chunk_neighbors(
         count = info.chunk_count if info is not None else 0
         raise OperationError(
             f"there is no chunk {int(chunk_index)} in {ctx.display_path(key)}: it has {count} "
-            f"chunks, so chunkIndex goes from 0 to {count - 1}"
+            f"chunk{'' if count == 1 else 's'}, so chunkIndex goes from 0 to {count - 1}"
         )
     return NeighborsResult(
         source=key,

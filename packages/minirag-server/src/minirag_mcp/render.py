@@ -32,6 +32,11 @@ def warn(message: str) -> None:
     print(f"warn: {message}", file=sys.stderr)
 
 
+def counted(count: int, noun: str) -> str:
+    """``1 chunk``, ``2 chunks``: a count with its noun in the right number."""
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
 def count_line(command: str, state: str, counts: dict[str, int]) -> str:
     """``sync succeeded: scanned 3, ingested 2, ...``: the counts line of sync and ingest."""
     return f"{command} {state}: " + ", ".join(f"{k} {v}" for k, v in counts.items())
@@ -64,9 +69,13 @@ def label_suffix(labels: dict[str, LabelOut] | None, date: str | None, how: str 
 def warn_filter(counts: FilterCounts | None, notice: str | None) -> None:
     """Non-zero filterCounts and the filterNotice, as warn: lines."""
     if counts is not None and counts.unlabelled:
-        warn(f"{counts.unlabelled} documents in scope were left out for lacking a label")
+        left = "was" if counts.unlabelled == 1 else "were"
+        warn(
+            f"{counted(counts.unlabelled, 'document')} in scope {left} left out for lacking a label"
+        )
     if counts is not None and counts.undated:
-        warn(f"{counts.undated} documents in scope were left out for lacking a date")
+        left = "was" if counts.undated == 1 else "were"
+        warn(f"{counted(counts.undated, 'document')} in scope {left} left out for lacking a date")
     if notice:
         warn(notice)
 
@@ -104,7 +113,7 @@ def show_query(result: QueryResult) -> None:
 def show_mentions(result: MentionsResult) -> None:
     print(
         f"{result.matched_documents} of {result.searched_documents} documents match "
-        f"({result.matched_chunks} chunks)"
+        f"({counted(result.matched_chunks, 'chunk')})"
     )
     if result.forms:
         print("forms: " + ", ".join(f"{f.form} ({f.documents})" for f in result.forms))
@@ -117,7 +126,9 @@ def show_mentions(result: MentionsResult) -> None:
         first = document.first_match
         pages = page_suffix(first.pages if first is not None else None)
         title = " [title]" if document.title_match else ""
-        print(f"{document.display_path}{pages}: {document.matching_chunks} chunks{title}")
+        print(
+            f"{document.display_path}{pages}: {counted(document.matching_chunks, 'chunk')}{title}"
+        )
         if first is not None and first.snippet:
             print(f"    {first.snippet}")
     if result.next_offset is not None:
@@ -125,7 +136,7 @@ def show_mentions(result: MentionsResult) -> None:
 
 
 def show_ingest(result: Ingested) -> None:
-    print(f"ingested {result.source}: {result.chunks} chunks ({result.title!r})")
+    print(f"ingested {result.source}: {counted(result.chunks, 'chunk')} ({result.title!r})")
     if result.label_problem:
         warn(result.label_problem)
 
@@ -219,7 +230,7 @@ def show_read(result: DocumentText) -> None:
 
 
 def show_delete(result: Deleted) -> None:
-    print(f"deleted {result.source} ({result.deleted} chunks); the file is untouched")
+    print(f"deleted {result.source} ({counted(result.deleted, 'chunk')}); the file is untouched")
 
 
 def try_lines(result: ClassifyTry) -> list[str]:

@@ -283,7 +283,8 @@ class _FolderRun:
 
 def watch_until_stopped(places: Places) -> int:
     """``watch``: one sync, then one per quiet spell of changes, each printed as sync prints
-    it (with --json one JSON object a line), until Ctrl-C or SIGTERM; then exit 0."""
+    it (with --json one JSON object a line), until Ctrl-C or SIGTERM; then exit 130
+    (interrupted, as any command a signal stopped)."""
     from minirag_mcp.render import show_sync
 
     ctx = make_context(places, cli_wording())
@@ -311,4 +312,4 @@ def watch_until_stopped(places: Places) -> int:
     ctx.stop_watching()
     ctx.stop_jobs()
     print("stopped watching", file=sys.stderr)
-    return EXIT_OK
+    return EXIT_INTERRUPTED

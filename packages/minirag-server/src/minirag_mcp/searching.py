@@ -4,14 +4,19 @@ request's label filter applied first, shaped into their result models.
 
 from __future__ import annotations
 
+import os
+import re
+from pathlib import Path
 from typing import Any
 
 from minirag_index import DEFAULT_TOP_K
 from minirag_index.index import READ, Version
 from minirag_ingest.labels.filtering import LabelView
+from minirag_ingest.names import to_path
+from minirag_ingest.roots import PathOutsideRoots
 from minirag_mcp.context import AppContext
 from minirag_mcp.labelling import apply_label_filter, filter_fields, label_fields, label_view
-from minirag_mcp.operations import OperationError
+from minirag_mcp.operations import OperationError, contained, require_absolute
 from minirag_mcp.results import (
     FirstMatchOut,
     FormOut,
@@ -44,6 +49,52 @@ def _look_alikes_of(
     }
 
 
+# -- the scope rule --------------------------------------------------------------------------
+
+URL_LIKE = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*://")
+
+
+def names_items(ctx: AppContext, scope: str) -> bool:
+    """True when ``scope`` covers an indexed data or url item (ids the client chose)."""
+    try:
+        infos = ctx.index.sources(scope)
+    except Exception:  # no table yet, or unreadable: it covers nothing
+        return False
+    return any(info.source_type != "file" for info in infos.values())
+
+
+def scope_and_folder(ctx: AppContext, scope: str | None) -> tuple[str | None, Path | None]:
+    """The ``scope`` of query_documents, find_mentions and list_files, checked by one rule,
+    and the folder (or file) on disk it names, if it names one.
+
+    A URL (``scheme://...``) is a prefix of url and data ids and is taken as it is. Any other
+    scope is a path: it must be absolute and inside a root (or a root itself), and is refused
+    with the words ``filePath`` gets otherwise - unless it covers indexed data items, whose ids
+    the client chose and may look like paths (``notes/2024``). The scope comes back
+    normalised."""
+    text = str(scope).strip() if scope is not None else ""
+    if not text:
+        return None, None
+    if URL_LIKE.match(text):
+        return text, None
+    if not os.path.isabs(os.path.expanduser(text)):
+        if names_items(ctx, text):
+            return text, None
+        require_absolute(text, ctx.wording.arg("scope"))  # raises: a relative path
+    path = require_absolute(text, ctx.wording.arg("scope"))
+    try:
+        return contained(ctx, path), Path(to_path(path))
+    except PathOutsideRoots:
+        if names_items(ctx, path):
+            return path, None
+        raise
+
+
+def checked_scope(ctx: AppContext, scope: str | None) -> str | None:
+    """``scope`` checked by the one rule of :func:`scope_and_folder`."""
+    return scope_and_folder(ctx, scope)[0]
+
+
 # -- searching -------------------------------------------------------------------------------
 
 
@@ -67,6 +118,7 @@ def query_documents(
     ctx.require_places()
     if not query or not str(query).strip():
         raise OperationError(f"nothing to search for: {ctx.wording.arg('query')} is empty")
+    scope = checked_scope(ctx, scope)
     view = label_view(ctx, labels, date_from, date_to)
     only: set[str] | None = None
     if view.filtering:
@@ -123,6 +175,7 @@ def find_mentions(
         raise OperationError(f"match must be 'all' or 'any', got {match!r}")
     if int(offset) < 0:
         raise OperationError(f"{ctx.wording.arg('offset')} must not be negative")
+    scope = checked_scope(ctx, scope)
     view = label_view(ctx, labels, date_from, date_to)
     doc_filter = None
     if view.filtering:

@@ -17,7 +17,7 @@ from typing import Any
 
 import anyio
 from fastmcp import FastMCP
-from fastmcp.exceptions import FastMCPError, ToolError
+from fastmcp.exceptions import DisabledError, FastMCPError, NotFoundError, ToolError
 from fastmcp.server.middleware import Middleware
 
 from minirag_ingest.names import safe_text
@@ -25,7 +25,7 @@ from minirag_mcp.config import Config, ConfigProblem, load_config
 from minirag_mcp.context import AppContext
 from minirag_mcp.instructions import build_instructions
 from minirag_mcp.session_state import use_plain_state_store
-from minirag_mcp.tools import register_tools
+from minirag_mcp.tools import TOOLS, register_tools
 from minirag_mcp.wording import error_message
 
 log = logging.getLogger(__name__)
@@ -38,11 +38,21 @@ SHUTDOWN_WAIT = 60.0  # seconds a running sync gets to finish its commit when th
 class ToolCallGuard(Middleware):
     """The last line: a tool call that raises anything - an exception no operation expected,
     a result that cannot be serialised, even ``SystemExit`` from a library - answers with a
-    tool error naming the tool and the reason, and the server keeps serving."""
+    tool error naming the tool and the reason, and the server keeps serving.
+
+    A call naming a tool this server does not offer is an expected mistake, not a failure:
+    it answers one line saying why (no such tool, or a write tool on a read-only server),
+    and nothing is logged."""
+
+    def __init__(self, *, read_only: bool = False) -> None:
+        self.read_only = read_only
 
     async def on_call_tool(self, context: Any, call_next: Any) -> Any:
         try:
             return await call_next(context)
+        except (NotFoundError, DisabledError):  # fastmcp found no tool by that name
+            name = str(getattr(context.message, "name", ""))
+            raise ToolError(unavailable_tool(name, read_only=self.read_only)) from None
         except FastMCPError as exc:  # ours, and fastmcp's own (unknown tool, bad arguments)
             try:
                 text = str(exc)
@@ -55,6 +65,19 @@ class ToolCallGuard(Middleware):
             name = getattr(context.message, "name", "the tool")
             log.warning("tool %s failed unexpectedly", name, exc_info=True)
             raise ToolError(f"{name} failed unexpectedly: {error_message(exc)}") from exc
+
+
+def unavailable_tool(name: str, *, read_only: bool) -> str:
+    """Why a call naming ``name`` found no tool: a write tool a read-only server leaves out,
+    or a name no tool has (then the tools there are)."""
+    shown = safe_text(repr(name))
+    if read_only and any(spec.fn.__name__ == name and not spec.for_readers for spec in TOOLS):
+        return (
+            f"{shown} is not available: this server is read-only (READ_ONLY=1): sync, ingest "
+            "and delete run on the writer's machine"
+        )
+    offered = [spec.fn.__name__ for spec in TOOLS if spec.for_readers or not read_only]
+    return f"unknown tool {shown}; this server's tools are: {', '.join(offered)}"
 
 
 def advertise_tools_only(mcp: FastMCP) -> None:
@@ -108,10 +131,11 @@ def create_app(config: Config | ConfigProblem | None = None, *, watch: bool = Fa
         lifespan=lifespan,
     )
     use_plain_state_store(mcp)
-    mcp.add_middleware(ToolCallGuard())
+    read_only = isinstance(config, Config) and config.read_only
+    mcp.add_middleware(ToolCallGuard(read_only=read_only))
     mcp.app_context = app_ctx  # type: ignore[attr-defined]  # read by tools.app_of
     advertise_tools_only(mcp)
-    register_tools(mcp, read_only=isinstance(config, Config) and config.read_only)
+    register_tools(mcp, read_only=read_only)
     return mcp
 
 

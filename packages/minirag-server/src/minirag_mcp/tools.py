@@ -68,8 +68,9 @@ SourceId = Annotated[
 Scope = Annotated[
     str | None,
     Field(
-        description="Only documents at or under this absolute path, or this URL/data id prefix. "
-        "Matching stops at a path separator."
+        description="Only documents at or under this absolute path inside a document root (a "
+        "relative path or one outside the roots is refused), or under this URL or data id "
+        "prefix. Matching stops at a path separator."
     ),
 ]
 LabelFilter = Annotated[
