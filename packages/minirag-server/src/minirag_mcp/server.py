@@ -24,7 +24,6 @@ from minirag_ingest.names import safe_text
 from minirag_mcp.config import Config, ConfigProblem, load_config
 from minirag_mcp.context import AppContext
 from minirag_mcp.instructions import build_instructions
-from minirag_mcp.session_state import use_plain_state_store
 from minirag_mcp.tools import TOOLS, register_tools
 from minirag_mcp.wording import error_message
 
@@ -80,32 +79,6 @@ def unavailable_tool(name: str, *, read_only: bool) -> str:
     return f"unknown tool {shown}; this server's tools are: {', '.join(offered)}"
 
 
-def advertise_tools_only(mcp: FastMCP) -> None:
-    """Advertise the capabilities this server has: tools, in a list that never changes.
-
-    fastmcp derives capabilities from the handlers it registers, so it would also offer prompts
-    and resources (none exist here) and the UI extension, and promise list-change notifications
-    nobody sends. There is no public setting for this, hence the wrapper on its low-level
-    server's ``get_capabilities``."""
-    from mcp.types import ToolsCapability
-
-    low_level = mcp._mcp_server
-    derived = low_level.get_capabilities
-
-    def get_capabilities(*args: Any, **kwargs: Any) -> Any:
-        capabilities = derived(*args, **kwargs)
-        return capabilities.model_copy(
-            update={
-                "prompts": None,
-                "resources": None,
-                "tools": ToolsCapability(list_changed=False),
-                "extensions": None,
-            }
-        )
-
-    low_level.get_capabilities = get_capabilities  # type: ignore[method-assign]
-
-
 def create_app(config: Config | ConfigProblem | None = None, *, watch: bool = False) -> FastMCP:
     """Build the server for ``config`` (read from the environment when None). With ``watch``
     (or WATCH=1) the index follows the roots while the server runs (watch mode)."""
@@ -130,11 +103,9 @@ def create_app(config: Config | ConfigProblem | None = None, *, watch: bool = Fa
         version=config.version,
         lifespan=lifespan,
     )
-    use_plain_state_store(mcp)
     read_only = isinstance(config, Config) and config.read_only
     mcp.add_middleware(ToolCallGuard(read_only=read_only))
     mcp.app_context = app_ctx  # type: ignore[attr-defined]  # read by tools.app_of
-    advertise_tools_only(mcp)
     register_tools(mcp, read_only=read_only)
     return mcp
 

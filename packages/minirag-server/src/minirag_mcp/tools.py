@@ -169,10 +169,11 @@ def call(operation: Callable[..., T], *args: Any, **kwargs: Any) -> T:
 
 
 def _progress_token(ctx: Context | None) -> Any:
-    """The progress token the client sent with this request, if any (as fastmcp reads it)."""
+    """The progress token the client sent with this request, if any: the ``progressToken``
+    of the request's ``_meta`` block, which fastmcp's request context carries as ``meta``."""
     request = ctx.request_context if ctx is not None else None
-    meta = request._srctx.meta if request is not None else None
-    return meta.get("progress_token") if meta is not None else None
+    meta = request.meta if request is not None else None
+    return meta.get("progressToken") if meta is not None else None
 
 
 async def report_sync_progress(app: AppContext, session: Any, token: Any, job_id: str) -> None:
