@@ -113,7 +113,26 @@ class Row:
     context_chars: int
 
 
-def brute_force(rows: list[Row], terms: list[str], match: str) -> dict:
+def searched_segments(rows: list[Row]) -> list[tuple[Row, str, int]]:
+    """Each chunk with the folded text searched and how much of it is context: a heading that
+    every chunk of a section repeats is searched in the first chunk carrying it only."""
+    out = []
+    seen: set[tuple[str, int, str]] = set()
+    for r in sorted(rows, key=lambda r: (r.source, r.chunk_index)):
+        if r.context_chars:
+            ctx, rest = plain_fold(r.text[: r.context_chars]), plain_fold(r.text[r.context_chars :])
+            if (r.source, r.section, ctx) in seen:
+                out.append((r, rest, 0))
+            else:
+                seen.add((r.source, r.section, ctx))
+                out.append((r, ctx + rest, len(ctx)))
+        else:
+            out.append((r, plain_fold(r.text), 0))
+    return out
+
+
+def brute_force(segments: list[tuple[Row, str, int]], terms: list[str], match: str) -> dict:
+    rows = [r for r, _, _ in segments]
     docs = sorted({r.source for r in rows})
     titles = {r.source: r.title for r in rows}
     patterns = [plain_pattern(t)[0] for t in terms]
@@ -128,17 +147,7 @@ def brute_force(rows: list[Row], terms: list[str], match: str) -> dict:
                 per_doc_terms[d].add(k)
                 title_hit[d] = True
                 forms[d].add((" ".join(m.group().split()), d))
-    seen: set[tuple[str, int, str]] = set()
-    for r in sorted(rows, key=lambda r: (r.source, r.chunk_index)):
-        if r.context_chars:
-            ctx, rest = plain_fold(r.text[: r.context_chars]), plain_fold(r.text[r.context_chars :])
-            if (r.source, r.section, ctx) in seen:
-                segment, ctx_len = rest, 0
-            else:
-                seen.add((r.source, r.section, ctx))
-                segment, ctx_len = ctx + rest, len(ctx)
-        else:
-            segment, ctx_len = plain_fold(r.text), 0
+    for r, segment, ctx_len in segments:
         for k, p in enumerate(patterns):
             for m in p.finditer(segment):
                 per_doc_terms[r.source].add(k)
@@ -231,8 +240,9 @@ def test_find_mentions_equals_a_brute_force_scan(make_index, seed):
     legacy = build_corpus(
         (r.source, r.title, r.chunk_index, r.text, r.context_chars, r.section) for r in rows
     )
+    segments = searched_segments(rows)
     for terms, match in draw_terms(rng, rows, 200):
-        want = brute_force(rows, terms, match)
+        want = brute_force(segments, terms, match)
         got = index.find_mentions(terms, match=match)
         assert summary(got) == want, (terms, match)
         assert summary(find_mentions(legacy, terms, match=match)) == want, (terms, match)
@@ -250,6 +260,6 @@ def test_a_replaced_document_is_searched_as_it_is_now(make_index):
     store_rows(index, [(doc, replaced)])
     items[0] = (doc, replaced)
     index.store.delete_source(items[1][0].source)
-    rows = rows_of(items[:1] + items[2:])
+    segments = searched_segments(rows_of(items[:1] + items[2:]))
     for terms in (["акт"], ['"закрытый"'], ["новый раздел"], ["договор"], ["акт", "report"]):
-        assert summary(index.find_mentions(terms)) == brute_force(rows, terms, "all"), terms
+        assert summary(index.find_mentions(terms)) == brute_force(segments, terms, "all"), terms

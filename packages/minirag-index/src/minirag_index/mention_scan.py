@@ -27,7 +27,6 @@ from minirag_index.mentions import (
     _starts,
     find_mentions,
     parse_terms,
-    scan_segments,
 )
 from minirag_index.scope import sql_string
 
@@ -166,6 +165,22 @@ class _Found:
     count: int = 0
 
 
+def _literal_rows(texts: Any, terms: list[Term]) -> list[np.ndarray]:
+    """Per term, the rows whose folded text holds each of its words literally (a match
+    does; a prefix candidate may not)."""
+    import pyarrow.compute as pc
+
+    masks = []
+    for term in terms:
+        mask = None
+        for word in term.text.split(" "):
+            has = pc.match_substring(texts, word)
+            mask = has if mask is None else pc.and_(mask, has)
+        assert mask is not None
+        masks.append(mask.fill_null(False).to_numpy(zero_copy_only=False))
+    return masks
+
+
 def _segments(
     batch: pa.RecordBatch, view: MentionView
 ) -> tuple[np.ndarray, list[str], np.ndarray, np.ndarray, np.ndarray]:
@@ -177,7 +192,7 @@ def _segments(
     docs = doc.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
     index = batch.column("chunk_index").to_numpy(zero_copy_only=False).astype(np.int64)
     keyed = pc.is_valid(batch.column(mc.KEY_COLUMN)).to_numpy(zero_copy_only=False)
-    first = np.isin(_key(docs, index), view.first_keys, assume_unique=False)
+    first = np.isin(_key(docs, index), view.first_keys)
     ctx_len = batch.column(mc.CONTEXT_COLUMN).fill_null(0).to_numpy(zero_copy_only=False)
     ctx_chars = batch.column("context_chars").fill_null(0).to_numpy(zero_copy_only=False)
     texts = batch.column(mc.TEXT_COLUMN).to_pylist()
@@ -191,11 +206,49 @@ def _segments(
     return docs, segments, search_from, context_len, index
 
 
+def chunk_hits(
+    term: Term, segments: list[str], context_len: np.ndarray, rows: np.ndarray
+) -> ChunkHits:
+    """The hits of ``term`` in ``segments[rows]``, one per chunk, form and place (context or
+    body): what counting needs (:func:`~minirag_index.mentions.find_mentions`). A body hit's
+    end is past the chunk's context, a context hit's at its end."""
+    pattern = term.pattern
+    chunks: list[int] = []
+    ends: list[int] = []
+    forms: list[str] = []
+    phrase = " " in term.text
+    head = term.text.split(" ")[0]
+    for row in rows.tolist():
+        segment = segments[row]
+        ctx = int(context_len[row])
+        if ctx and segment.find(head, 0, ctx) == -1:
+            ctx = 0  # no hit starts in the context: every hit is the body's
+        if ctx:
+            found = {(m.end() <= ctx, m.group()) for m in pattern.finditer(segment)}
+        elif term.exact:
+            found = {(False, term.text)} if pattern.search(segment) else set()
+        else:
+            found = {(False, f) for f in set(pattern.findall(segment))}
+        for in_context, form in found:
+            chunks.append(row)
+            ends.append(int(context_len[row]) if in_context else int(context_len[row]) + 1)
+            forms.append(" ".join(form.split()) if phrase else form)
+    return np.asarray(chunks, dtype=np.int64), np.asarray(ends, dtype=np.int64), forms
+
+
 def _collect(batches: Iterable[pa.RecordBatch], view: MentionView, terms: list[Term]) -> _Found:
     found = _Found([], [], [], [], [], [[] for _ in terms])
-    for batch in batches:
+    for full in batches:
+        literal = _literal_rows(full.column(mc.TEXT_COLUMN), terms)
+        any_term = np.logical_or.reduce(literal)
+        if not any_term.any():
+            continue
+        batch = full.filter(any_term) if not any_term.all() else full
         docs, segments, search_from, context_len, index = _segments(batch, view)
-        per_term = [scan_segments(segments, t) for t in terms]
+        per_term = [
+            chunk_hits(t, segments, context_len, np.nonzero(m[any_term])[0])
+            for t, m in zip(terms, literal, strict=True)
+        ]
         hit = np.zeros(len(segments), dtype=bool)
         for chunks, _, _ in per_term:
             hit[chunks] = True
