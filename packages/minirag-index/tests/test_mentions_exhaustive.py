@@ -241,7 +241,7 @@ def test_find_mentions_equals_a_brute_force_scan(make_index, seed):
         (r.source, r.title, r.chunk_index, r.text, r.context_chars, r.section) for r in rows
     )
     segments = searched_segments(rows)
-    for terms, match in draw_terms(rng, rows, 200):
+    for terms, match in draw_terms(rng, rows, 150):
         want = brute_force(segments, terms, match)
         got = index.find_mentions(terms, match=match)
         assert summary(got) == want, (terms, match)

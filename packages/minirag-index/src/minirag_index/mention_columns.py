@@ -9,15 +9,17 @@ memory at a million chunks (that took gigabytes), nor fold every chunk's text ag
 * ``mention_context``: how many characters of ``mention_text`` are folded context;
 * ``mention_key``: a 64-bit digest of the folded context (null when the chunk has none), which
   tells the chunks repeating one heading apart without reading their text;
-* ``mention_prefixes``: the distinct first :data:`PREFIX_CHARS` characters of every word
-  (run of letters and digits) of the folded text, body alone and context joined to it.
+* ``mention_prefixes``: the distinct first 3 and first 5 characters (:data:`PREFIX_LENGTHS`)
+  of every word (run of letters and digits) of the folded text, body alone and context joined
+  to it. A word shorter than that is its own prefix.
 
 A LanceDB ``LABEL_LIST`` index on ``mention_prefixes`` turns a term into candidate chunks:
 every word a term's match spans starts a word in the text, and every word but an open-ended
 last one ends there too, so a chunk holding a match holds each of those words' prefixes
 (:func:`term_prefixes`). The filter can only over-select; the exact rule is then applied to the
 candidates' ``mention_text``. A term with no usable word (only punctuation, or one open word
-shorter than :data:`PREFIX_CHARS`) reads every row. Rows appended since the last optimisation
+shorter than 3 characters) reads every row. Three characters alone select too much of a real
+language's text (про-, пере-, con-: most chunks hold such a word), hence the second length. Rows appended since the last optimisation
 are filtered without the index, and ``optimize()`` folds them into it.
 
 An index from before these columns gains them on the writer's next open (computed from the
@@ -41,7 +43,7 @@ log = logging.getLogger(__name__)
 
 #: Bump when folding or the prefix rule changes: every row's columns are computed again.
 MENTION_VERSION = 1
-PREFIX_CHARS = 3
+PREFIX_LENGTHS = (3, 5)
 TEXT_COLUMN = "mention_text"
 CONTEXT_COLUMN = "mention_context"
 KEY_COLUMN = "mention_key"
@@ -66,7 +68,7 @@ def _prefixes(*texts: str) -> list[str]:
     runs: set[str] = set()
     for text in texts:
         runs.update(_RUN.findall(text))
-    return sorted({run[:PREFIX_CHARS] for run in runs})
+    return sorted({run[:n] for run in runs for n in PREFIX_LENGTHS})
 
 
 def context_key(folded_context: str) -> int:
@@ -104,16 +106,21 @@ def term_prefixes(text: str, exact: bool) -> list[str]:
 
     Each run of letters and digits in a term starts a word where it matches (the term either
     starts with it, after the word-start check, or something that is not a letter or digit
-    precedes it). Each run ends a word too, except the last one of an open term.
+    precedes it). Each run ends a word too, except the last one of an open term: a whole word
+    is found by its longest prefix (itself when shorter), an open one by the longest prefix
+    length it reaches.
     """
-    runs = [(m.group(), m.end()) for m in _RUN.finditer(text)]
     open_end = not exact and text[-1:].isalnum()
-    out: list[str] = []
-    for run, end in runs:
-        is_open = open_end and end == len(text)
-        if len(run) >= PREFIX_CHARS or not is_open:
-            out.append(run[:PREFIX_CHARS])
-    return sorted(set(out))
+    out: set[str] = set()
+    for m in _RUN.finditer(text):
+        run = m.group()
+        if not (open_end and m.end() == len(text)):
+            out.add(run[: PREFIX_LENGTHS[-1]])
+            continue
+        reached = [n for n in PREFIX_LENGTHS if len(run) >= n]
+        if reached:
+            out.add(run[: reached[-1]])
+    return sorted(out)
 
 
 def has_columns(names: Sequence[str]) -> bool:
