@@ -60,7 +60,9 @@ def vocabulary(rng: np.random.Generator) -> list[str]:
     while len(words) < VOCABULARY:
         russian = rng.random() < 0.75
         cons, vows, prefixes, endings = (
-            (ru_c, ru_v, RU_PREFIXES, RU_ENDINGS) if russian else (en_c, en_v, EN_PREFIXES, EN_ENDINGS)
+            (ru_c, ru_v, RU_PREFIXES, RU_ENDINGS)
+            if russian
+            else (en_c, en_v, EN_PREFIXES, EN_ENDINGS)
         )
         stem = "".join(
             rng.choice(list(cons)) + rng.choice(list(vows)) for _ in range(rng.integers(1, 4))

@@ -19,8 +19,9 @@ last one ends there too, so a chunk holding a match holds each of those words' p
 (:func:`term_prefixes`). The filter can only over-select; the exact rule is then applied to the
 candidates' ``mention_text``. A term with no usable word (only punctuation, or one open word
 shorter than 3 characters) reads every row. Three characters alone select too much of a real
-language's text (про-, пере-, con-: most chunks hold such a word), hence the second length. Rows appended since the last optimisation
-are filtered without the index, and ``optimize()`` folds them into it.
+language's text (про-, пере-, con-: most chunks hold such a word), hence the second length.
+Rows appended since the last optimisation are filtered without the index, and ``optimize()``
+folds them into it.
 
 An index from before these columns gains them on the writer's next open (computed from the
 stored text, in batches, each its own commit); until then a reader falls back to folding the

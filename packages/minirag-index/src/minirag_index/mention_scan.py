@@ -258,7 +258,7 @@ def _collect(batches: Iterable[pa.RecordBatch], view: MentionView, terms: list[T
         renumber = np.cumsum(hit) - 1 + found.count
         for term_hits, (chunks, ends, forms) in zip(found.hits, per_term, strict=True):
             keep = hit[chunks]
-            kept_forms = forms if keep.all() else [f for f, k in zip(forms, keep) if k]
+            kept_forms = forms if keep.all() else [f for f, k in zip(forms, keep, strict=True) if k]
             term_hits.append((renumber[chunks[keep]], ends[keep], kept_forms))
         found.doc.append(docs[hit])
         found.index.append(index[hit])
