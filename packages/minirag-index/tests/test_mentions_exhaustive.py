@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from minirag_index import ChunkInput, SourceDoc
+from minirag_index import ChunkInput, MiniragIndex, SourceDoc, mention_columns
 from minirag_index.mentions import MAX_PAGE, build_corpus, find_mentions
 
 STEMS = [
@@ -263,3 +263,24 @@ def test_a_replaced_document_is_searched_as_it_is_now(make_index):
     segments = searched_segments(rows_of(items[:1] + items[2:]))
     for terms in (["акт"], ['"закрытый"'], ["новый раздел"], ["договор"], ["акт", "report"]):
         assert summary(index.find_mentions(terms)) == brute_force(segments, terms, "all"), terms
+
+
+def test_an_index_from_before_the_mention_columns_answers_and_gains_them(make_index):
+    items = generate(11, 60)
+    index = make_index()
+    store_rows(index, items)
+    table = index.store.table()
+    table.drop_index(mention_columns.index_name())
+    table.drop_columns(list(mention_columns.COLUMN_TYPES))  # as an older version wrote it
+    segments = searched_segments(rows_of(items))
+    queries = [["акт"], ['"отчет"'], ["тз_2024_015"], ["gear box"], ["ак", "report"]]
+
+    reader = MiniragIndex(index.settings, embedder=index.embedder, read_only=True)
+    for terms in queries:
+        assert summary(reader.find_mentions(terms)) == brute_force(segments, terms, "all")
+    assert not mention_columns.has_columns(reader.store.table().schema.names)  # never writes
+
+    writer = MiniragIndex(index.settings, embedder=index.embedder)
+    assert mention_columns.is_current(writer.store.table())  # the writer's open adds them
+    for terms in queries:
+        assert summary(writer.find_mentions(terms)) == brute_force(segments, terms, "all")

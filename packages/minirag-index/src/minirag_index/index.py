@@ -631,6 +631,7 @@ class MiniragIndex:
             limit=page,
         )
         self._add_pages(result, pages)
+        release_freed_memory()  # the batches of folded text read are let go
         return result
 
     def _add_pages(self, result: MentionResult, known: dict[tuple[str, int], str | None]) -> None:
