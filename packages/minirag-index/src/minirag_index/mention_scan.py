@@ -207,11 +207,16 @@ def _segments(
 
 
 def chunk_hits(
-    term: Term, segments: list[str], context_len: np.ndarray, rows: np.ndarray
+    term: Term,
+    segments: list[str],
+    context_len: np.ndarray,
+    rows: np.ndarray,
+    known_forms: dict[str, str],
 ) -> ChunkHits:
     """The hits of ``term`` in ``segments[rows]``, one per chunk, form and place (context or
     body): what counting needs (:func:`~minirag_index.mentions.find_mentions`). A body hit's
-    end is past the chunk's context, a context hit's at its end."""
+    end is past the chunk's context, a context hit's at its end. Each form is kept once in
+    ``known_forms`` and shared (a frequent word has millions of hits and a few forms)."""
     pattern = term.pattern
     chunks: list[int] = []
     ends: list[int] = []
@@ -232,12 +237,14 @@ def chunk_hits(
         for in_context, form in found:
             chunks.append(row)
             ends.append(int(context_len[row]) if in_context else int(context_len[row]) + 1)
-            forms.append(" ".join(form.split()) if phrase else form)
+            form = " ".join(form.split()) if phrase else form
+            forms.append(known_forms.setdefault(form, form))
     return np.asarray(chunks, dtype=np.int64), np.asarray(ends, dtype=np.int64), forms
 
 
 def _collect(batches: Iterable[pa.RecordBatch], view: MentionView, terms: list[Term]) -> _Found:
     found = _Found([], [], [], [], [], [[] for _ in terms])
+    known_forms: dict[str, str] = {}
     for full in batches:
         literal = _literal_rows(full.column(mc.TEXT_COLUMN), terms)
         any_term = np.logical_or.reduce(literal)
@@ -246,7 +253,7 @@ def _collect(batches: Iterable[pa.RecordBatch], view: MentionView, terms: list[T
         batch = full.filter(any_term) if not any_term.all() else full
         docs, segments, search_from, context_len, index = _segments(batch, view)
         per_term = [
-            chunk_hits(t, segments, context_len, np.nonzero(m[any_term])[0])
+            chunk_hits(t, segments, context_len, np.nonzero(m[any_term])[0], known_forms)
             for t, m in zip(terms, literal, strict=True)
         ]
         hit = np.zeros(len(segments), dtype=bool)
