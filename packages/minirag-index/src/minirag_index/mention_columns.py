@@ -181,14 +181,11 @@ def _fill(table: Any, retry: Callable[[Callable[[], Any]], Any], *, every_row: b
     import pyarrow as pa
 
     where = None if every_row else f"{TEXT_COLUMN} IS NULL"
-    todo = table.count_rows(where)
-    if not todo:
-        return
-    log.info("folding the text of %d chunks for find_mentions", todo)
     query = table.search().select(["id", "text", "context_chars"])
-    if where:
-        query = query.where(where)
-    done = 0
+    query = query.where(where) if where else query
+    done, todo = 0, table.count_rows(where)
+    if todo:
+        log.info("folding the text of %d chunks for find_mentions", todo)
     schema = pa.schema(
         [
             pa.field("id", pa.string()),
