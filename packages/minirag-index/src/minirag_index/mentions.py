@@ -1,8 +1,11 @@
 """find_mentions: every indexed document that contains a word or phrase, counted.
 
-The engine is pure: it knows nothing about LanceDB. The store hands :func:`build_corpus` the
-stored chunks once (per table version) and keeps the resulting :class:`MentionCorpus`; each
-query is then :func:`find_mentions` over that corpus.
+The engine is pure: it knows nothing about LanceDB. :func:`build_corpus` folds given chunks
+into a :class:`MentionCorpus` and :func:`find_mentions` searches it (what an index from before
+the mention columns does, once per table version, and what tests use). An index with them
+(:mod:`minirag_index.mention_scan`) builds a corpus of only the chunks that hold a match and
+hands :func:`find_mentions` their hits (``chunk_hits``); counting, ranking and paging are the
+same code either way.
 
 Matching rule (see :func:`parse_terms`):
 
