@@ -543,7 +543,9 @@ class MiniragIndex:
         return value
 
     def mention_corpus(self) -> MentionCorpus:
-        """Folded text of every chunk and title, rebuilt only when the table changes."""
+        """Folded text of every chunk and title, rebuilt only when the table changes: what
+        find_mentions searches in an index from before the mention columns (a read-only
+        server's, until the writer's next sync adds them)."""
         columns = ["source", "title", "chunk_index", "text", "context_chars", "section"]
 
         def build() -> MentionCorpus:
@@ -566,31 +568,74 @@ class MiniragIndex:
         offset: int = 0,
         limit: int | None = None,
     ) -> MentionResult:
-        """Every document in scope mentioning the terms (see :mod:`minirag_index.mentions`)."""
+        """Every document in scope mentioning the terms (see :mod:`minirag_index.mentions`):
+        candidates from the table's prefix index, the rule applied to their folded text
+        (:mod:`minirag_index.mention_scan`)."""
 
         def wanted(source: str) -> bool:
             return in_scope(source, scope) and (doc_filter is None or doc_filter(source))
 
+        from minirag_index import mention_columns, mention_scan
         from minirag_index.mentions import MAX_PAGE, find_mentions
 
-        corpus = self.mention_corpus()
         page = MAX_PAGE if limit is None else limit
-        result = find_mentions(
-            corpus, terms, match=match, doc_filter=wanted, offset=offset, limit=page
+        table = self.store.table()
+        if table is None or not mention_columns.has_columns(table.schema.names):
+            result = find_mentions(
+                self.mention_corpus(),
+                terms,
+                match=match,
+                doc_filter=wanted,
+                offset=offset,
+                limit=page,
+            )
+            self._add_pages(result, {})
+            return result
+
+        def build() -> mention_scan.MentionView:
+            return mention_scan.build_view(
+                self.store.filtered_batches(mention_scan.VIEW_COLUMNS, None, 65_536)
+            )
+
+        view = self._per_version("mention_view", build)
+        pages: dict[tuple[str, int], str | None] = {}
+
+        def load(pairs: list[tuple[str, int]]) -> list[str]:
+            where = " OR ".join(
+                f"(source = {sql_string(s)} AND chunk_index = {i})" for s, i in pairs
+            )
+            stored = {(c.source, c.chunk_index): c for c in self.store.chunks(where)}
+            pages.update((key, c.pages) for key, c in stored.items())
+            return [stored[p].text if p in stored else "" for p in pairs]
+
+        result = mention_scan.search(
+            view,
+            self.store.filtered_batches,
+            load,
+            terms,
+            match=match,
+            doc_filter=wanted,
+            offset=offset,
+            limit=page,
         )
-        self._add_pages(result)
+        self._add_pages(result, pages)
+        release_freed_memory()  # the batches of folded text read are let go
         return result
 
-    def _add_pages(self, result: MentionResult) -> None:
+    def _add_pages(self, result: MentionResult, known: dict[tuple[str, int], str | None]) -> None:
+        """The PDF pages of each document's first match (``known``: those already read)."""
         firsts = [(d.source, d.first_match) for d in result.documents if d.first_match]
-        if not firsts:
-            return
-        where = " OR ".join(
-            f"(source = {sql_string(s)} AND chunk_index = {m.chunk_index})" for s, m in firsts
-        )
-        pages = {(c.source, c.chunk_index): c.pages for c in self.store.chunks(where)}
+        todo = [(s, m) for s, m in firsts if (s, m.chunk_index) not in known]
+        if todo:
+            where = " OR ".join(
+                f"(source = {sql_string(s)} AND chunk_index = {m.chunk_index})" for s, m in todo
+            )
+            known = {
+                **known,
+                **{(c.source, c.chunk_index): c.pages for c in self.store.chunks(where)},
+            }
         for source, first in firsts:
-            first.pages = pages.get((source, first.chunk_index))
+            first.pages = known.get((source, first.chunk_index))
 
     def _look_alike_view(
         self, version: Version = READ

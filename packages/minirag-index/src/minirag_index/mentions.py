@@ -1,8 +1,11 @@
 """find_mentions: every indexed document that contains a word or phrase, counted.
 
-The engine is pure: it knows nothing about LanceDB. The store hands :func:`build_corpus` the
-stored chunks once (per table version) and keeps the resulting :class:`MentionCorpus`; each
-query is then :func:`find_mentions` over that corpus.
+The engine is pure: it knows nothing about LanceDB. :func:`build_corpus` folds given chunks
+into a :class:`MentionCorpus` and :func:`find_mentions` searches it (what an index from before
+the mention columns does, once per table version, and what tests use). An index with them
+(:mod:`minirag_index.mention_scan`) builds a corpus of only the chunks that hold a match and
+hands :func:`find_mentions` their hits (``chunk_hits``); counting, ranking and paging are the
+same code either way.
 
 Matching rule (see :func:`parse_terms`):
 
@@ -58,6 +61,7 @@ __all__ = [
     "build_corpus",
     "find_mentions",
     "parse_terms",
+    "scan_segments",
 ]
 
 #: Most documents one page of find_mentions returns.
@@ -165,7 +169,10 @@ class MentionCorpus:
     """Section of each chunk, numbered across the corpus (chunks of one document and one
     section share the number)."""
     chunk_texts: list[str]
-    """Original stored text of each chunk, for snippets."""
+    """Original stored text of each chunk, for snippets (empty when ``load_texts`` reads
+    them)."""
+    load_texts: Callable[[list[int]], list[str]] | None = None
+    """Reads the original text of the given chunks, when ``chunk_texts`` does not hold it."""
 
     @property
     def document_count(self) -> int:
@@ -173,7 +180,13 @@ class MentionCorpus:
 
     @property
     def chunk_count(self) -> int:
-        return len(self.chunk_texts)
+        return len(self.chunk_index)
+
+    def texts_of(self, chunks: list[int]) -> dict[int, str]:
+        """Original text of each of ``chunks``."""
+        if self.load_texts is None:
+            return {c: self.chunk_texts[c] for c in chunks}
+        return dict(zip(chunks, self.load_texts(chunks), strict=True)) if chunks else {}
 
     def chunk_folded(self, chunk: int) -> str:
         """The folded text searched for one chunk."""
@@ -379,8 +392,21 @@ def _scan(
     return where, np.asarray(ends, dtype=np.int64) - starts[where], forms
 
 
-def _search_term(corpus: MentionCorpus, term: Term) -> _TermHits:
-    chunks, ends, forms = _scan(term.pattern, corpus.text, corpus.chunk_starts, term)
+#: Per term: the chunk of every hit, the offset where it ends in the chunk's searched
+#: segment, and its word form (what :func:`_scan` returns).
+ChunkHits = tuple[np.ndarray, np.ndarray, list[str]]
+
+
+def scan_segments(segments: list[str], term: Term) -> ChunkHits:
+    """Hits of ``term`` in each of ``segments`` (folded text as a chunk is searched), the
+    chunks numbered by position in the list."""
+    return _scan(term.pattern, _SEP.join(segments), _starts(segments), term)
+
+
+def _search_term(corpus: MentionCorpus, term: Term, found: ChunkHits | None = None) -> _TermHits:
+    if found is None:
+        found = _scan(term.pattern, corpus.text, corpus.chunk_starts, term)
+    chunks, ends, forms = found
     title_docs, _, title_forms = _scan(term.pattern, corpus.title_text, corpus.title_starts, term)
     return _TermHits(
         chunks=chunks,
@@ -400,6 +426,7 @@ def find_mentions(
     doc_filter: Callable[[str], bool] | None = None,
     offset: int = 0,
     limit: int = MAX_PAGE,
+    chunk_hits: Sequence[ChunkHits] | None = None,
 ) -> MentionResult:
     """Every document in scope that mentions the terms, counted and paged.
 
@@ -408,7 +435,8 @@ def find_mentions(
     scope (searched); None searches all. Documents come title matches first, then by number
     of matching chunks (descending), then by source. ``limit`` is capped at :data:`MAX_PAGE`;
     ``next_offset`` is set while more documents remain. The counts and ``forms`` always cover
-    every matched document, whatever the page.
+    every matched document, whatever the page. ``chunk_hits`` (one per term, from
+    :func:`scan_segments` over the corpus's chunks) stands in for scanning ``corpus.text``.
     """
     if match not in ("all", "any"):
         raise ValueError(f"match must be 'all' or 'any', not {match!r}")
@@ -423,7 +451,8 @@ def find_mentions(
     ndocs = corpus.document_count
     scope = _in_scope(corpus, doc_filter)
     searched = int(scope.sum())
-    hits = [_search_term(corpus, t) for t in terms_]
+    found = list(chunk_hits) if chunk_hits is not None else [None] * len(terms_)
+    hits = [_search_term(corpus, t, f) for t, f in zip(terms_, found, strict=True)]
     matched = _matched(hits, ndocs, match) & scope
     hit_chunks, title_hit = _hit_chunks(corpus, hits, matched)
     per_doc = np.bincount(corpus.chunk_doc[hit_chunks], minlength=ndocs)
@@ -435,6 +464,7 @@ def find_mentions(
     page = ranked[offset : offset + limit]
 
     first_chunk = _first_chunks(corpus, hit_chunks, page)
+    texts = corpus.texts_of(sorted(first_chunk.values()))
     patterns = [t.pattern for t in terms_]
     documents = [
         MentionDocument(
@@ -442,7 +472,7 @@ def find_mentions(
             title=corpus.titles[d],
             matching_chunks=int(per_doc[d]),
             title_match=bool(title_hit[d]),
-            first_match=_first_match(corpus, first_chunk.get(d), patterns),
+            first_match=_first_match(corpus, first_chunk.get(d), texts, patterns),
         )
         for d in page.tolist()
     ]
@@ -513,13 +543,16 @@ def _hit_chunks(
 
 
 def _first_match(
-    corpus: MentionCorpus, chunk: int | None, patterns: list[re.Pattern[str]]
+    corpus: MentionCorpus,
+    chunk: int | None,
+    texts: dict[int, str],
+    patterns: list[re.Pattern[str]],
 ) -> FirstMatch | None:
     if chunk is None:
         return None
     return FirstMatch(
         chunk_index=int(corpus.chunk_index[chunk]),
-        snippet=_snippet(corpus.chunk_texts[chunk], int(corpus.chunk_search_from[chunk]), patterns),
+        snippet=_snippet(texts[chunk], int(corpus.chunk_search_from[chunk]), patterns),
     )
 
 

@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any, Literal
 
-from minirag_index import keyword_index
+from minirag_index import keyword_index, mention_columns
 from minirag_index.model_spec import ModelSpec, passage_key
 
 if TYPE_CHECKING:
@@ -102,6 +102,7 @@ COLUMN_TYPES: Mapping[str, str] = {
     "signature": "binary",
     "passage_key": "string",  # what the vector is reused by (model_spec.passage_key)
     **dict.fromkeys(keyword_index.TERM_COLUMNS, "string"),
+    **mention_columns.COLUMN_TYPES,  # what find_mentions reads (mention_columns.py)
 }
 
 _DOC_FIELDS = tuple(f.name for f in fields(SourceDoc))
@@ -120,6 +121,8 @@ def arrow_schema(dim: int, vector_metadata: Mapping[str, str] | None = None) -> 
     def column(name: str, kind: str) -> Any:
         if kind == "vector":
             return pa.field(name, pa.list_(pa.float32(), dim), metadata=vector_metadata)
+        if kind == "string_list":
+            return pa.field(name, pa.list_(pa.string()))
         return pa.field(name, getattr(pa, kind)())
 
     return pa.schema([column(name, kind) for name, kind in COLUMN_TYPES.items()])
@@ -150,6 +153,7 @@ def table_fields(
         "signature": doc.signature if index == 0 else None,
         "passage_key": passage_key(model, chunk.text) if model is not None else None,
         **keyword_index.term_values(chunk.text, doc.title),
+        **mention_columns.mention_values(chunk.text, chunk.context_chars),
     }
 
 

@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from minirag_index import keyword_index
+from minirag_index import keyword_index, mention_columns
 from minirag_index.location import IndexLocation, StoreAccess
 from minirag_index.model_spec import (
     ModelSpec,
@@ -189,6 +189,7 @@ class Store:
             self._table = table
             self._ensure_text_indexes()
             self._ensure_passage_keys()
+            self._ensure_mention_columns()
         return self._table
 
     def _check_readable(self, table: Any) -> None:
@@ -228,6 +229,7 @@ class Store:
                 table = self._connect().open_table(TABLE)
             self._table = table
             self._ensure_text_indexes()
+            self._ensure_mention_columns()
         if model is not None:
             self.check_model(model)
             if self.recorded_model() is None:
@@ -286,6 +288,11 @@ class Store:
             message = f"the passage keys could not be added (nothing is reused): {exc}"
             log.warning(message)
             self.warnings.append(message)
+
+    def _ensure_mention_columns(self) -> None:
+        """An index from before the find_mentions columns gains them and their index
+        (mention_columns.py). Best-effort, as the keyword upgrade."""
+        self.warnings.extend(mention_columns.ensure_current(self._table, _retry))
 
     # -- writing ---------------------------------------------------------------------------
     def replace_source(
@@ -496,6 +503,19 @@ class Store:
         if table is None:
             return iter(())
         return iter(table.search().select(columns).limit(None).to_batches(batch_rows))
+
+    def filtered_batches(
+        self, columns: list[str], where: str | None, batch_rows: int
+    ) -> Iterator[pa.RecordBatch]:
+        """``columns`` of the rows matching ``where`` (every row when None), read
+        ``batch_rows`` at a time; LanceDB's scalar indexes select the rows (find_mentions)."""
+        table = self.table()
+        if table is None:
+            return iter(())
+        query = table.search().select(columns)
+        if where:
+            query = query.where(where)
+        return iter(query.limit(None).to_batches(batch_rows))
 
     def sources(self, where: str | None = None) -> dict[str, SourceInfo]:
         """Every source with its metadata and chunk count."""
