@@ -40,6 +40,7 @@ __all__ = [
     "MAX_PICTURES",
     "PICTURE_SECONDS",
     "PictureCounts",
+    "pictures_status",
     "read_pictures",
     "replace_inline_images",
     "too_small",
@@ -82,6 +83,16 @@ class PictureCounts:
         return PictureCounts(
             self.held + other.held, self.read + other.read, self.skipped + other.skipped
         )
+
+
+def pictures_status(engine: str | None) -> str:
+    """What status says of embedded pictures: the engine that reads them, or the command that
+    installs one."""
+    if engine:
+        return f"read by {engine}"
+    from minirag_ingest.install import install_hint
+
+    return f"not read; to read them install the [ocr] extra: {install_hint('ocr')}"
 
 
 def too_small(width: int, height: int) -> bool:
