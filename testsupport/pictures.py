@@ -105,9 +105,7 @@ def docx_with_pictures(items: Sequence[str | Picture]) -> bytes:
             f'Target="media/image{number}.png"/>'
         )
         media[f"word/media/image{number}.png"] = item.png
-    namespaces = (
-        f'xmlns:w="{_W}" xmlns:r="{_R}" xmlns:wp="{_WP}" xmlns:a="{_A}" xmlns:pic="{_PIC}"'
-    )
+    namespaces = f'xmlns:w="{_W}" xmlns:r="{_R}" xmlns:wp="{_WP}" xmlns:a="{_A}" xmlns:pic="{_PIC}"'
     files: dict[str, str | bytes] = {
         "[Content_Types].xml": (
             f'<?xml version="1.0" encoding="UTF-8"?><Types xmlns="{_TYPES}">'

@@ -222,3 +222,31 @@ def test_an_engine_failure_fails_the_document_naming_it(tmp_path: Path) -> None:
     assert "form.docx" in str(caught.value)
     assert "OCR of an embedded picture failed" in caught.value.reason
     assert isinstance(caught.value.__cause__, OcrError)  # may pass next time: not remembered
+
+
+def xlsx_with_picture(path: Path, png: bytes) -> Path:
+    from openpyxl import Workbook
+    from openpyxl.drawing.image import Image
+
+    book = Workbook()
+    sheet = book.active
+    assert sheet is not None
+    sheet.title = "Stock"
+    sheet.append(["item", "quantity"])
+    sheet.append(["bolt", 4])
+    sheet.add_image(Image(io.BytesIO(png)), "D2")
+    book.save(path)
+    return path
+
+
+def test_a_workbook_picture_is_read_after_its_sheet_table(tmp_path: Path) -> None:
+    book = xlsx_with_picture(tmp_path / "stock.xlsx", tagged_picture("OSPREY"))
+    converted = convert_file(book, max_file_size=MAX, ocr=TagEngine())
+    text = converted.markdown
+    assert text.index("| bolt | 4 |") < text.index("> [picture text]\n> OSPREY")
+    assert converted.pictures == PictureCounts(held=1, read=1, skipped=0)
+    assert "OSPREY" not in convert_file(book, max_file_size=MAX).markdown
+
+    blank = xlsx_with_picture(tmp_path / "blank.xlsx", tagged_picture(""))
+    with_ocr = convert_file(blank, max_file_size=MAX, ocr=TagEngine()).markdown
+    assert with_ocr == convert_file(blank, max_file_size=MAX).markdown  # no empty heading

@@ -52,9 +52,7 @@ def test_a_300_picture_document_completes_within_the_conversion_limits(
 ) -> None:
     doc = tmp_path / "album.docx"
     words = [f"ITEM{n:03d}" for n in range(300)]
-    doc.write_bytes(
-        docx_with_pictures([Picture(word_picture(w, (260, 80), 40)) for w in words])
-    )
+    doc.write_bytes(docx_with_pictures([Picture(word_picture(w, (260, 80), 40)) for w in words]))
     limits = PoolLimits(
         max_memory=DEFAULT_CONVERT_MAX_MEMORY, timeout=DEFAULT_CONVERT_TIMEOUT, workers=1
     )

@@ -235,6 +235,8 @@ def _run_markitdown(path: Path, kind: str, *, keep_pictures: bool = False) -> An
 
                 stream = as_current_notebook(stream)
             converter = _binary_converter(kind)
+            if keep_pictures and kind == "xlsx":
+                converter = _xlsx_with_pictures()
             charset = None
             if converter is None:
                 # Text formats: the extension already says what the file is, so skip
@@ -326,6 +328,16 @@ def _binary_converter(kind: str) -> Any:
 
 def _text_converter(kind: str) -> Any:
     return _converter(kind, _TEXT_CONVERTER_NAMES.get(kind))
+
+
+def _xlsx_with_pictures() -> Any:
+    """The .xlsx converter that also gives each sheet's pictures (for OCR), made once."""
+    from minirag_ingest.pictures import xlsx_converter_with_pictures
+
+    with _MARKITDOWN_LOCK:
+        if "xlsx+pictures" not in _BINARY_CONVERTERS:
+            _BINARY_CONVERTERS["xlsx+pictures"] = xlsx_converter_with_pictures()
+        return _BINARY_CONVERTERS["xlsx+pictures"]
 
 
 def _text_charset(data: bytes) -> str:

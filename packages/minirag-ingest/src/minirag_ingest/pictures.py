@@ -32,7 +32,9 @@ import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
+from typing import Any
 
 from minirag_ingest.plugins import OcrEngine
 
@@ -44,6 +46,7 @@ __all__ = [
     "read_pictures",
     "replace_inline_images",
     "too_small",
+    "xlsx_converter_with_pictures",
 ]
 
 #: Pictures recognised per document at most; the rest are counted as skipped.
@@ -116,14 +119,15 @@ def replace_inline_images(markdown: str, replace: Callable[[str, str, str], str]
             if match:
                 fence = match.group(1)
             elif "data:" in line.lower():
-                here = line
-                line = _DATA_IMAGE.sub(
-                    lambda m: replace(m.group(1).strip(), m.group(2), here), line
-                )
+                line = _DATA_IMAGE.sub(partial(_one_image, replace, line), line)
         elif _closes(match, fence, line):
             fence = None
         out.append(line)
     return "".join(out)
+
+
+def _one_image(replace: Callable[[str, str, str], str], line: str, match: re.Match[str]) -> str:
+    return replace(match.group(1).strip(), match.group(2), line)
 
 
 def _closes(match: re.Match[str] | None, fence: str, line: str) -> bool:
@@ -150,7 +154,7 @@ def read_pictures(
         reader = _Reader(ocr, Path(folder) / "picture", max_pictures, time.monotonic() + seconds)
         text = replace_inline_images(markdown, reader.replace)
     counts = PictureCounts(reader.held, reader.read, reader.held - reader.read)
-    return text, counts, reader.added
+    return drop_empty_sheet_headings(text), counts, reader.added
 
 
 class _Reader:
@@ -195,6 +199,35 @@ class _Reader:
         if sum(ch.isalnum() for ch in joined) < MIN_TEXT_CHARS:
             return []
         return [line.strip() for line in joined.splitlines()]
+
+
+def xlsx_converter_with_pictures() -> Any:
+    """markitdown's .xlsx converter, giving each sheet's pictures as data: URIs after its table.
+
+    markitdown leaves a workbook's pictures out unless a subclass renders them through the
+    ``_image_to_html`` hook its converter documents for that; this one renders each as an
+    ``<img>`` with a data: URI, which the converter's own HTML step turns into
+    ``![](data:...)`` (with ``keep_data_uris``) for :func:`read_pictures`."""
+    from markitdown.converters import XlsxConverter
+
+    class PicturesXlsxConverter(XlsxConverter):  # type: ignore[misc]
+        def _image_to_html(self, image_stream: Any, stream_info: Any, **kwargs: Any) -> Any:
+            mimetype = getattr(stream_info, "mimetype", None) or "image/png"
+            if not mimetype.startswith("image/"):
+                return None
+            data = base64.b64encode(image_stream.read()).decode("ascii")
+            return f'<p><img alt="" src="data:{mimetype};base64,{data}"></p>'
+
+    return PicturesXlsxConverter()
+
+
+# The heading markitdown puts before a sheet's pictures; alone it says nothing.
+_EMPTY_SHEET_PICTURES = re.compile(r"^### Images in this sheet:\n+(?=#|\Z)", re.M)
+
+
+def drop_empty_sheet_headings(markdown: str) -> str:
+    """A workbook whose pictures held no text keeps no "Images in this sheet:" heading."""
+    return _EMPTY_SHEET_PICTURES.sub("", markdown)
 
 
 def _picture_bytes(uri: str) -> bytes | None:

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import logging
 from collections import deque
-from concurrent import futures
 from collections.abc import Iterable
+from concurrent import futures
 from concurrent.futures import Future
 from typing import TYPE_CHECKING
 
