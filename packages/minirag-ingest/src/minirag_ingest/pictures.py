@@ -210,7 +210,7 @@ def xlsx_converter_with_pictures() -> Any:
     ``![](data:...)`` (with ``keep_data_uris``) for :func:`read_pictures`."""
     from markitdown.converters import XlsxConverter
 
-    class PicturesXlsxConverter(XlsxConverter):  # type: ignore[misc]
+    class PicturesXlsxConverter(XlsxConverter):
         def _image_to_html(self, image_stream: Any, stream_info: Any, **kwargs: Any) -> Any:
             mimetype = getattr(stream_info, "mimetype", None) or "image/png"
             if not mimetype.startswith("image/"):
@@ -218,7 +218,7 @@ def xlsx_converter_with_pictures() -> Any:
             data = base64.b64encode(image_stream.read()).decode("ascii")
             return f'<p><img alt="" src="data:{mimetype};base64,{data}"></p>'
 
-    return PicturesXlsxConverter()
+    return PicturesXlsxConverter()  # type: ignore[no-untyped-call]
 
 
 # The heading markitdown puts before a sheet's pictures; alone it says nothing.
