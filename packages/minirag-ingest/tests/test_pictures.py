@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import base64
 import io
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
@@ -250,3 +250,31 @@ def test_a_workbook_picture_is_read_after_its_sheet_table(tmp_path: Path) -> Non
     blank = xlsx_with_picture(tmp_path / "blank.xlsx", tagged_picture(""))
     with_ocr = convert_file(blank, max_file_size=MAX, ocr=TagEngine()).markdown
     assert with_ocr == convert_file(blank, max_file_size=MAX).markdown  # no empty heading
+
+
+def test_picture_text_chunks_within_budget_and_rebuilds_exactly(
+    tmp_path: Path, token_counter: Callable[[str], int]
+) -> None:
+    from minirag_index import rebuild_document
+    from minirag_ingest.chunking import chunk_markdown
+
+    long_text = "\n".join(
+        f"Field {n}: customer code CX-{1000 + n} approved by the regional office" for n in range(40)
+    )
+    paragraphs = [f"Paragraph {n} describes step {n} of the ordering process." for n in range(30)]
+    doc = write(
+        tmp_path / "spec.docx",
+        docx_with_pictures(
+            [*paragraphs[:15], Picture(tagged_picture(long_text), "form"), *paragraphs[15:]]
+        ),
+    )
+    with_ocr = convert_file(doc, max_file_size=MAX, ocr=TagEngine()).markdown
+    without = convert_file(doc, max_file_size=MAX).markdown
+    # nothing dropped: without the picture block, the same words in the same order
+    kept = [w for line in with_ocr.splitlines() if not line.startswith(">") for w in line.split()]
+    assert kept == without.split()
+    chunked = chunk_markdown(with_ocr, count_tokens=token_counter, budget=110)
+    assert all(token_counter(chunk.text) <= 110 for chunk in chunked.chunks)
+    assert rebuild_document(chunked.chunks) == with_ocr.strip()
+    bodies = " ".join(chunk.body for chunk in chunked.chunks)
+    assert all(f"CX-{1000 + n}" in bodies for n in range(40))

@@ -1,6 +1,7 @@
 """Text inside the pictures a document embeds, read by the OCR engine of the ``[ocr]`` extra.
 
-markitdown inlines a picture of a .docx, .pptx or .html as ``![alt](data:image/...;base64,...)``
+markitdown inlines a picture of a .docx, .pptx or .html (and of an .xlsx, through
+:func:`xlsx_converter_with_pictures`) as ``![alt](data:image/...;base64,...)``
 when asked to keep data URIs. Without an OCR engine the picture is replaced by its alt text
 (:func:`minirag_ingest.convert.strip_inline_images`); with one, :func:`read_pictures` also
 recognises it with the engine's ``recognise_image`` and puts the text where the picture stood::
@@ -16,7 +17,8 @@ brackets on the same line: ``alt [picture text: FORM-4821 / Customer code]``.
 The cost is bounded per document. Pictures too small or too thin to hold a line of text
 (icons, rules, bullets: :func:`too_small`) are not recognised, nor are pictures Pillow cannot
 decode (SVG, EMF). At most :data:`MAX_PICTURES` pictures are recognised, and none after
-:data:`PICTURE_SECONDS` of recognition; the rest are counted as skipped. A picture repeated in
+:data:`PICTURE_SECONDS` of recognition (none that would likely end past it, judged by the
+slowest picture so far); the rest are counted as skipped. A picture repeated in
 the same document (a logo on every slide) is recognised once and its text put only where it
 first stood. A picture that recognises to nothing, or to fewer than :data:`MIN_TEXT_CHARS`
 letters and digits, adds nothing.
@@ -166,6 +168,7 @@ class _Reader:
         self.held = self.read = 0
         self.added = False
         self.seen: set[bytes] = set()
+        self.longest = 0.0  # seconds the slowest picture so far took
 
     def replace(self, alt: str, uri: str, line: str) -> str:
         self.held += 1
@@ -188,13 +191,16 @@ class _Reader:
         if digest in self.seen:
             return []
         self.seen.add(digest)
-        if self.read >= self.max_pictures or time.monotonic() >= self.deadline:
+        # No time for one more picture as long as the longest one so far took: stop here.
+        if self.read >= self.max_pictures or time.monotonic() + self.longest >= self.deadline:
             return []
         if not _decodes_with_text_room(data):
             return []
         self.scratch.write_bytes(data)
         self.read += 1
+        started = time.monotonic()
         texts = self.ocr.recognise_image(self.scratch)
+        self.longest = max(self.longest, time.monotonic() - started)
         joined = "\n\n".join(text.strip() for text in texts if text.strip())
         if sum(ch.isalnum() for ch in joined) < MIN_TEXT_CHARS:
             return []
