@@ -180,6 +180,8 @@ def bench_sync(engine: Any, folder: Path, work: Path) -> None:
             f"  {label}: {took:.1f} s; ingested {report.ingested}, failed {report.failed}; "
             f"pictures held {pictures.held}, read {pictures.read}, skipped {pictures.skipped}"
         )
+        for error in report.errors:
+            print(f"    failed: {error['path']}: {error['reason']}")
 
 
 def main() -> int:
