@@ -1,6 +1,6 @@
 """Text in embedded pictures: recognition throughput, and what it costs a real folder's sync.
 
-    uv run python bench/pictures.py [FOLDER] [--pictures 20] [--no-sync]
+    uv run python bench/pictures.py [FOLDER] [--pictures 20] [--no-sync | --sync-only]
 
 Needs the [ocr] extra (minirag-ocr); uses RAG_OCR_LANG=ch, the Chinese/English model bundled
 in the rapidocr-onnxruntime wheel.
@@ -158,10 +158,13 @@ def bench_sync(engine: Any, folder: Path, work: Path) -> None:
     model, _ = model_folder(None, work)
     docs = work / "docs"
     shutil.copytree(folder, docs)
-    for label, ocr in (("without the extra", None), ("with the extra", engine)):
+    for name, label, ocr in (
+        ("plain", "without the extra", None),
+        ("ocr", "with the extra", engine),
+    ):
         embedder = Embedder(str(model), work / "cache")
         settings = IndexSettings(
-            DB_PATH=work / f"db-{label[:4]}",
+            DB_PATH=work / f"db-{name}",
             MODEL_NAME=embedder.model_name,
             CACHE_DIR=embedder.cache_dir,
         )
@@ -189,6 +192,7 @@ def main() -> int:
     parser.add_argument("folder", nargs="?", type=Path)
     parser.add_argument("--pictures", type=int, default=20)
     parser.add_argument("--no-sync", action="store_true")
+    parser.add_argument("--sync-only", action="store_true")
     args = parser.parse_args()
     folder = args.folder or data("real-files")
     os.environ.setdefault("RAG_OCR_LANG", "ch")
@@ -198,10 +202,11 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         engine = RapidOcrPlugin(OcrSettings(RAG_OCR_LANG="ch")).create_engine(work / "cache")
-        print(f"\ngenerated pictures ({args.pictures} of each kind)")
-        bench_generated(engine, args.pictures)
-        print(f"\nreal files under {folder}")
-        bench_real(engine, folder)
+        if not args.sync_only:
+            print(f"\ngenerated pictures ({args.pictures} of each kind)")
+            bench_generated(engine, args.pictures)
+            print(f"\nreal files under {folder}")
+            bench_real(engine, folder)
         if not args.no_sync:
             print(f"\nsync of {folder} (conversion workers, test model)")
             bench_sync(engine, folder, work)
