@@ -1,6 +1,6 @@
 """Text in embedded pictures: recognition throughput, and what it costs a real folder's sync.
 
-    uv run python bench/pictures.py [FOLDER] [--pictures 20] [--no-sync | --sync-only]
+    uv run python bench/pictures.py [FOLDER] [--pictures 20] [--parts generated,real,sync]
 
 Needs the [ocr] extra (minirag-ocr); uses RAG_OCR_LANG=ch, the Chinese/English model bundled
 in the rapidocr-onnxruntime wheel.
@@ -191,8 +191,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("folder", nargs="?", type=Path)
     parser.add_argument("--pictures", type=int, default=20)
-    parser.add_argument("--no-sync", action="store_true")
-    parser.add_argument("--sync-only", action="store_true")
+    parser.add_argument(
+        "--parts", default="generated,real,sync", help="which of generated,real,sync to run"
+    )
     args = parser.parse_args()
     folder = args.folder or data("real-files")
     os.environ.setdefault("RAG_OCR_LANG", "ch")
@@ -202,12 +203,14 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         engine = RapidOcrPlugin(OcrSettings(RAG_OCR_LANG="ch")).create_engine(work / "cache")
-        if not args.sync_only:
+        parts = set(args.parts.split(","))
+        if "generated" in parts:
             print(f"\ngenerated pictures ({args.pictures} of each kind)")
             bench_generated(engine, args.pictures)
+        if "real" in parts:
             print(f"\nreal files under {folder}")
             bench_real(engine, folder)
-        if not args.no_sync:
+        if "sync" in parts:
             print(f"\nsync of {folder} (conversion workers, test model)")
             bench_sync(engine, folder, work)
     footer()
