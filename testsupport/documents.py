@@ -156,7 +156,7 @@ def docx_bytes(paragraphs: list[tuple[str | None, str]]) -> bytes:
     return zip_bytes(files)
 
 
-def zip_bytes(files: dict[str, str]) -> bytes:
+def zip_bytes(files: dict[str, str | bytes]) -> bytes:
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as archive:
         for name, text in files.items():

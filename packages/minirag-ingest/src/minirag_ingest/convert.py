@@ -26,6 +26,7 @@ from minirag_ingest.formats import IMAGE_EXTENSIONS, SUPPORTED_EXTENSIONS
 from minirag_ingest.inflation import TooMuchInflation, check_inflation
 from minirag_ingest.no_text import holds_text
 from minirag_ingest.ocr import OcrError
+from minirag_ingest.pictures import PictureCounts, replace_inline_images
 from minirag_ingest.plugins import OcrEngine
 from minirag_ingest.settings import DEFAULT_MIN_CHARS_PER_PAGE
 from minirag_ingest.text_encoding import NotText, detect_encoding
@@ -51,7 +52,8 @@ class Converted:
 
     ``pages`` holds the text of each PDF page (index 0 is page 1) for citing page numbers; a
     page read by OCR holds its recognised text too. ``ocr_engine`` names the engine whose text
-    is part of ``markdown`` ("" when none is).
+    is part of ``markdown`` ("" when none is). ``pictures`` counts the embedded pictures
+    when an OCR engine read them (None without one, or for a document that held none).
     """
 
     markdown: str
@@ -59,6 +61,7 @@ class Converted:
     pages: list[str] | None
     kind: str
     ocr_engine: str = ""
+    pictures: PictureCounts | None = None
 
 
 def convert_file(
@@ -95,26 +98,48 @@ def convert_file(
         return _convert_image(path, kind, ocr)
     if kind == "vtt":
         return _convert_vtt(path)
-    result = _run_markitdown(path, kind)
-    markdown = strip_inline_images(_tidy(result.text_content or ""))
+    result = _run_markitdown(path, kind, keep_pictures=ocr is not None)
+    markdown, pictures, engine = _pictures(path, _tidy(result.text_content or ""), ocr)
     pages = None
-    engine = ""
     if kind == "pdf":
         if not markdown.strip() and ocr is None:
             raise ConversionError(path, _scan_reason())
         pages = result.pages
         if ocr is not None and ocr_min_chars_per_page > 0:
-            markdown, pages, engine = _ocr_pdf_pages(
+            markdown, pages, pdf_engine = _ocr_pdf_pages(
                 path, markdown, pages, ocr, ocr_min_chars_per_page
             )
+            engine = engine or pdf_engine
         if not markdown.strip():
             raise ConversionError(path, _empty_pdf_reason(ocr, ocr_min_chars_per_page))
     title = _clean_title(result.title) if kind in _METADATA_TITLE_KINDS else None
     if kind == "ipynb":
         title = _notebook_metadata_title(path)
     return Converted(
-        markdown=markdown, metadata_title=title, pages=pages, kind=kind, ocr_engine=engine
+        markdown=markdown,
+        metadata_title=title,
+        pages=pages,
+        kind=kind,
+        ocr_engine=engine,
+        pictures=pictures,
     )
+
+
+def _pictures(
+    path: Path, markdown: str, ocr: OcrEngine | None
+) -> tuple[str, PictureCounts | None, str]:
+    """The Markdown with its embedded pictures replaced: by their alt text, and with an OCR
+    engine by the text it reads in them too; their counts (None without OCR or pictures);
+    the engine's name when its text was added."""
+    if ocr is None:
+        return strip_inline_images(markdown), None, ""
+    from minirag_ingest.pictures import read_pictures
+
+    try:
+        markdown, counts, added = read_pictures(markdown, ocr)
+    except OcrError as exc:
+        raise ConversionError(path, f"OCR of an embedded picture failed: {exc}") from exc
+    return _tidy(markdown), counts if counts.held else None, ocr.name if added else ""
 
 
 def convert_content(content: str, fmt: ContentFormat) -> Converted:
@@ -144,41 +169,18 @@ def convert_content(content: str, fmt: ContentFormat) -> Converted:
 
 # --- inline images -------------------------------------------------------------------------
 
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
-_DATA_IMAGE = re.compile(
-    r"!\[((?:[^\]\\\n]|\\.)*)\]\(\s*data:[^)\s]*(?:\s+\"[^\"\n]*\")?\s*\)", re.I
-)
-
 
 def strip_inline_images(markdown: str) -> str:
     """Replace ``![alt](data:...)`` pictures with their alt text, outside fenced code only.
 
-    Embedded pictures carry no searchable text; links to a path or URL are left as written.
+    Without OCR an embedded picture carries no searchable text; links to a path or URL are left
+    as written. With OCR, :func:`minirag_ingest.pictures.read_pictures` reads them instead.
     """
-    out: list[str] = []
-    fence: str | None = None
-    for line in markdown.splitlines(keepends=True):
-        match = _FENCE.match(line)
-        if fence is None:
-            if match:
-                fence = match.group(1)
-            else:
-                line = _DATA_IMAGE.sub(_alt_text, line)
-        elif _closes(match, fence, line):
-            fence = None
-        out.append(line)
-    return "".join(out)
+    return replace_inline_images(markdown, _alt_text)
 
 
-def _closes(match: re.Match[str] | None, fence: str, line: str) -> bool:
-    """A closing fence: the same character, at least as long, nothing after it."""
-    if match is None or match.group(1)[0] != fence[0] or len(match.group(1)) < len(fence):
-        return False
-    return not line.strip()[len(match.group(1)) :].strip()
-
-
-def _alt_text(match: re.Match[str]) -> str:
-    return match.group(1).strip()
+def _alt_text(alt: str, uri: str, line: str) -> str:
+    return alt
 
 
 # --- helpers ---------------------------------------------------------------------------------
@@ -213,13 +215,16 @@ def _check_size(path: Path, max_file_size: int) -> int:
     return size
 
 
-def _run_markitdown(path: Path, kind: str) -> Any:
+def _run_markitdown(path: Path, kind: str, *, keep_pictures: bool = False) -> Any:
     """Convert with markitdown; binary formats go straight to their own converter.
 
     markitdown's own dispatch falls back to other converters when the right one fails, so a
     corrupt .docx or .pdf would come back as its raw bytes read as text (or as a listing of
     the zip). Calling the format's converter directly makes such a file fail instead.
+    ``keep_pictures`` asks the converters for embedded pictures inline as data: URIs (their
+    ``keep_data_uris`` option) rather than cut short, so that OCR can read them.
     """
+    options = {"keep_data_uris": True} if keep_pictures else {}
     from markitdown import StreamInfo
 
     try:
@@ -234,6 +239,8 @@ def _run_markitdown(path: Path, kind: str) -> Any:
 
                 stream = as_current_notebook(stream)
             converter = _binary_converter(kind)
+            if keep_pictures and kind == "xlsx":
+                converter = _xlsx_with_pictures()
             charset = None
             if converter is None:
                 # Text formats: the extension already says what the file is, so skip
@@ -247,9 +254,9 @@ def _run_markitdown(path: Path, kind: str) -> Any:
             )
             with _decoding_warnings(path) as decoding:
                 if converter is None:
-                    result = _markitdown().convert_stream(stream, stream_info=info)
+                    result = _markitdown().convert_stream(stream, stream_info=info, **options)
                 else:
-                    result = converter.convert(stream, info)
+                    result = converter.convert(stream, info, **options)
                 decoding.seen = decoding.seen and holds_text(result.text_content or "")
                 return result
     except OSError as exc:
@@ -340,6 +347,16 @@ def _binary_converter(kind: str) -> Any:
 
 def _text_converter(kind: str) -> Any:
     return _converter(kind, _TEXT_CONVERTER_NAMES.get(kind))
+
+
+def _xlsx_with_pictures() -> Any:
+    """The .xlsx converter that also gives each sheet's pictures (for OCR), made once."""
+    from minirag_ingest.pictures import xlsx_converter_with_pictures
+
+    with _MARKITDOWN_LOCK:
+        if "xlsx+pictures" not in _BINARY_CONVERTERS:
+            _BINARY_CONVERTERS["xlsx+pictures"] = xlsx_converter_with_pictures()
+        return _BINARY_CONVERTERS["xlsx+pictures"]
 
 
 def _text_charset(data: bytes) -> str:

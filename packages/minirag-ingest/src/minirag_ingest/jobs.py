@@ -34,6 +34,7 @@ from minirag_ingest.lock import IndexLock, sync_lock_for
 from minirag_ingest.sync import SyncReport, sync
 
 if TYPE_CHECKING:
+    from minirag_ingest.pictures import PictureCounts
     from minirag_ingest.pipeline import Pipeline
 
 log = logging.getLogger(__name__)
@@ -71,6 +72,7 @@ class JobStatus:
     finished_at: float | None = None
     error: str | None = None  # why the sync itself stopped, when it raised
     unreadable_files: tuple[str, ...] = ()  # indexed files kept unread (images without OCR)
+    pictures: PictureCounts | None = None  # embedded pictures read with OCR, when any
 
     @property
     def finished(self) -> bool:
@@ -120,6 +122,7 @@ class _Job:
             finished_at=self.finished_at,
             error=error,
             unreadable_files=tuple(self.report.unreadable_files),
+            pictures=self.report.pictures if self.report.pictures.held else None,
         )
 
 

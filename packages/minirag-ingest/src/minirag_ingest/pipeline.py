@@ -29,6 +29,7 @@ from minirag_ingest.labels.taxonomy import Taxonomy, TaxonomyError, TaxonomyLoad
 from minirag_ingest.names import id_name, to_id
 from minirag_ingest.no_text import NoText, holds_text
 from minirag_ingest.pages import PageIndex
+from minirag_ingest.pictures import PictureCounts
 from minirag_ingest.plugins import OcrEngine
 from minirag_ingest.reading import FileRead, ReadRequest, read_contained
 from minirag_ingest.reading import file_hash as file_hash  # sync and benchmarks use it from here
@@ -61,6 +62,7 @@ class Prepared:
     chunks: list[ChunkInput]
     label_problem: str | None = None  # what the document was stored without, and why
     label_problems: tuple[str, ...] = ()  # "facet: reason" per facet the model left unset
+    pictures: PictureCounts | None = None  # embedded pictures, when OCR read them
 
 
 @dataclass(frozen=True)
@@ -323,6 +325,8 @@ class Pipeline:
             ocr_engine=converted.ocr_engine,
         )
         prepared = self._finish(doc, self.chunk(converted, title))
+        if converted.pictures is not None:
+            prepared = replace(prepared, pictures=converted.pictures)
         rel_path = relative_path(to_id(path), self.roots)
         return self._label(prepared, converted.markdown, rel_path, name, labels)
 

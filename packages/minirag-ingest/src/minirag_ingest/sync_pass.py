@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from minirag_ingest.chunking import SCHEME_VERSION
 from minirag_ingest.failures import FailureMemory, settings_key
 from minirag_ingest.names import to_id
+from minirag_ingest.pictures import PictureCounts
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -61,6 +62,8 @@ class SyncReport:
     # (chunks embedded, chunks to embed) while a batch longer than one embedding call is
     # embedded - a single long document - else None.
     embedding: tuple[int, int] | None = None
+    # Pictures embedded in the documents read with OCR: held, recognised, skipped.
+    pictures: PictureCounts = field(default_factory=PictureCounts)
 
     @property
     def ok(self) -> bool:

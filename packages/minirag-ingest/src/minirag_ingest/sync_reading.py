@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 from collections import deque
+from collections.abc import Iterable
 from concurrent import futures
 from concurrent.futures import Future
 from typing import TYPE_CHECKING
@@ -184,6 +185,12 @@ class Reading(SyncPass):
         file = item.file
         self.failures.remember(file.source, file.size, file.mtime, digest, exc.reason)
 
+    def count_pictures(self, stored: Iterable[Prepared]) -> None:
+        """Add the embedded pictures of documents just stored to the report."""
+        for prepared in stored:
+            if prepared.pictures is not None:
+                self.report.pictures += prepared.pictures
+
     def store(self, batch: list[tuple[Read, Prepared]]) -> None:
         for item, _ in batch:
             if item.repair:
@@ -197,6 +204,7 @@ class Reading(SyncPass):
 
         try:
             stored = len(self.pipeline.store([prepared for _, prepared in batch], embedded))
+            self.count_pictures(prepared for _, prepared in batch)
         except (IndexMismatchError, ModelLoadError):
             raise
         except Exception as exc:
@@ -206,6 +214,7 @@ class Reading(SyncPass):
                 try:
                     self.pipeline.store([prepared])
                     stored += 1
+                    self.count_pictures([prepared])
                 except (IndexMismatchError, ModelLoadError):
                     raise
                 except Exception as single:

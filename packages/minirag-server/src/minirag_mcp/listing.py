@@ -116,9 +116,11 @@ def status(ctx: AppContext) -> StatusResult:
     except Exception as exc:  # reported, never raised: status must always answer
         fields["labels"] = LabelsStatus(error=f"the labels could not be counted: {exc}")
     from minirag_ingest.ocr import ocr_missing
+    from minirag_ingest.pictures import pictures_status
 
     fields["ocr"] = ocr_engine() or "unavailable"
     fields["ocr_hint"] = ocr_missing()
+    fields["pictures"] = pictures_status(ocr_engine())  # text in embedded pictures
     watcher = ctx.watcher
     fields["watch"] = WatchOut.of(None if watcher is None else watcher.status())
     fields["errors"] = errors or None

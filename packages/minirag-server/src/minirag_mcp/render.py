@@ -151,6 +151,9 @@ def show_folder_ingest(result: FolderIngest) -> None:
 
 def show_sync(result: SyncJob) -> None:
     print(count_line("sync", result.state, result.counts.model_dump()))
+    if result.pictures is not None:
+        seen = result.pictures
+        print(f"pictures: {seen.held} held, {seen.read} read by OCR, {seen.skipped} skipped")
     for error in result.errors:
         warn(f"{error.path}: {error.reason}" if error.path else error.reason)
     for path in result.unreadable_files or []:

@@ -133,6 +133,15 @@ class Progress(Result):
     chunks_to_embed: int | None = omitted()
 
 
+class PicturesOut(Result):
+    """Pictures embedded in the documents a sync read with OCR: how many, how many were
+    recognised, how many were not (too small to hold text, a repeat, past the budget)."""
+
+    held: int
+    read: int
+    skipped: int
+
+
 class SyncJob(Result):
     """sync_status, and the CLI's sync."""
 
@@ -146,6 +155,7 @@ class SyncJob(Result):
     finished_at: str | None = omitted()
     error: str | None = omitted()
     unreadable_files: list[str] | None = omitted()
+    pictures: PicturesOut | None = omitted()
 
     @classmethod
     def of(cls, job: JobStatus) -> SyncJob:
@@ -160,6 +170,7 @@ class SyncJob(Result):
             finished_at=None if job.finished_at is None else _iso(job.finished_at),
             error=job.error,
             unreadable_files=list(job.unreadable_files) or None,
+            pictures=None if job.pictures is None else PicturesOut(**vars(job.pictures)),
         )
 
 
@@ -536,6 +547,7 @@ class StatusResult(Result):
     labels: LabelsStatus | None = omitted()
     ocr: str | None = omitted()
     ocr_hint: str | None = omitted()
+    pictures: str | None = omitted()  # whether text in embedded pictures is read, and by what
     watch: WatchOut | None = omitted()
     errors: list[str] | None = omitted()
 

@@ -9,7 +9,6 @@ tool error carrying the reason. :func:`tool` records each function in :data:`TOO
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import logging
 from collections.abc import Callable
@@ -28,6 +27,7 @@ from minirag_index import DEFAULT_NEIGHBORS, DEFAULT_TOP_K, MAX_TOP_K
 from minirag_mcp import listing, searching
 from minirag_mcp import operations as ops
 from minirag_mcp.context import AppContext
+from minirag_mcp.progress import follow, progress_token
 from minirag_mcp.results import (
     Deleted,
     DocumentText,
@@ -45,8 +45,6 @@ from minirag_mcp.wording import error_message
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
-
-PROGRESS_INTERVAL = 0.5  # seconds between a running sync's progress notifications
 
 READ_ONLY = {"readOnlyHint": True, "destructiveHint": False, "openWorldHint": False}
 LOCAL_WRITE = {"readOnlyHint": False, "destructiveHint": False, "openWorldHint": False}
@@ -99,8 +97,6 @@ class ToolSpec:
 
 
 TOOLS: list[ToolSpec] = []
-# Progress reporters of running syncs, held so their tasks are not collected mid-way.
-_REPORTERS: set[asyncio.Task[None]] = set()
 
 
 def tool(
@@ -165,60 +161,6 @@ def call(operation: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         raise ToolError(error_message(exc)) from exc
 
 
-# -- progress --------------------------------------------------------------------------------
-
-
-def _progress_token(ctx: Context | None) -> Any:
-    """The progress token the client sent with this request, if any: the ``progressToken``
-    of the request's ``_meta`` block, which fastmcp's request context carries as ``meta``."""
-    request = ctx.request_context if ctx is not None else None
-    meta = request.meta if request is not None else None
-    return meta.get("progressToken") if meta is not None else None
-
-
-async def report_sync_progress(app: AppContext, session: Any, token: Any, job_id: str) -> None:
-    """Send progress notifications for a running job until it ends (best effort)."""
-    last: tuple[int, int, int | None] | None = None
-    try:
-        while True:
-            current = await anyio.to_thread.run_sync(ops.sync_status, app, job_id)
-            progress = current.progress
-            seen = (progress.done, progress.total, progress.chunks_embedded)
-            if seen != last:
-                last = seen
-                message = f"sync {current.state}"
-                if progress.chunks_embedded is not None:
-                    message += (
-                        f", embedding {progress.chunks_embedded} of "
-                        f"{progress.chunks_to_embed} chunks"
-                    )
-                await session.send_progress_notification(
-                    progress_token=token,
-                    progress=float(progress.done),
-                    total=float(progress.total) or None,
-                    message=message,
-                )
-            if current.state != "running":
-                return
-            await anyio.sleep(PROGRESS_INTERVAL)
-    except Exception:
-        log.debug("progress reporting stopped", exc_info=True)
-
-
-def _follow(ctx: Context, app: AppContext, job_id: str) -> None:
-    """Report a started job's progress to a client that asked for it."""
-    token = _progress_token(ctx)
-    if token is None:
-        return
-    try:
-        session = ctx.session
-    except Exception:
-        return
-    task = asyncio.ensure_future(report_sync_progress(app, session, token, job_id))
-    _REPORTERS.add(task)
-    task.add_done_callback(_REPORTERS.discard)
-
-
 # -- the tools -------------------------------------------------------------------------------
 
 
@@ -232,7 +174,7 @@ async def sync_start(ctx: Context, scope: Scope = None) -> SyncStarted:
     absolute path inside a root) to sync only that folder or file."""
     app = app_of(ctx)
     result = await anyio.to_thread.run_sync(lambda: call(ops.sync_start, app, scope))
-    _follow(ctx, app, result.job_id)
+    follow(ctx, app, result.job_id)
     return result
 
 
@@ -249,7 +191,7 @@ async def sync_status(
     failures."""
     app = app_of(ctx)
     result = await anyio.to_thread.run_sync(lambda: call(ops.sync_status, app, jobId))
-    if _progress_token(ctx) is not None:
+    if progress_token(ctx) is not None:
         progress = result.progress
         try:
             await ctx.report_progress(progress.done, progress.total or None, f"sync {result.state}")
