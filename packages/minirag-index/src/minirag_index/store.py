@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from minirag_index import keyword_index
+from minirag_index import keyword_index, vector_index
 from minirag_index.location import IndexLocation, StoreAccess
 from minirag_index.model_spec import (
     ModelSpec,
@@ -141,6 +141,8 @@ class Store:
         self._db: Any = None
         self._table: Any = None
         self.warnings: list[str] = []
+        #: Rows from which a writer gives the table its vector index (vector_index.py).
+        self.vector_index_rows = vector_index.INDEX_ROWS
 
     # -- opening ---------------------------------------------------------------------------
     def _connect(self) -> Any:
@@ -189,6 +191,7 @@ class Store:
             self._table = table
             self._ensure_text_indexes()
             self._ensure_passage_keys()
+            self._ensure_vector_index()
         return self._table
 
     def _check_readable(self, table: Any) -> None:
@@ -271,6 +274,26 @@ class Store:
         warning, and search still works (on whatever keyword indexes it has).
         """
         self.warnings.extend(keyword_index.ensure_current(self._table, _retry))
+
+    def _ensure_vector_index(self) -> None:
+        """A writer's table past :attr:`vector_index_rows` rows gains its vector index (an
+        index from before it included); best-effort, as the keyword upgrade."""
+        self.warnings.extend(vector_index.ensure(self._table, self.vector_index_rows, _retry))
+
+    def vector_index_description(self) -> str:
+        """What searches the vectors: the index's type and how many rows it covers, or
+        "none (flat search)"."""
+        table = self.table()
+        config = None if table is None else vector_index.vector_index(table)
+        if table is None or config is None:
+            return "none (flat search)"
+        stats = table.index_stats(config.name)
+        if stats is None:
+            return str(config.index_type)
+        return (
+            f"{stats.index_type} ({stats.distance_type}) over {stats.num_indexed_rows:,} rows, "
+            f"{stats.num_unindexed_rows:,} rows not yet in it"
+        )
 
     def _ensure_passage_keys(self) -> None:
         """An index from before the passage keys gains the column, empty: its chunks are
@@ -460,6 +483,7 @@ class Store:
                 _retry(lambda: table.optimize(cleanup_older_than=VERSION_RETENTION))
             except Exception as exc:  # a racing writer: the next optimize catches up
                 log.warning("index optimisation skipped: %s", exc)
+        self.warnings.extend(vector_index.ensure(table, self.vector_index_rows, _retry))
         # A fresh connection lets go of what optimising left cached: without this, a long
         # sync's periodic optimisations kept about 60 MB more per 500 documents.
         self._table = None
@@ -469,6 +493,13 @@ class Store:
     def count_rows(self, where: str | None = None) -> int:
         table = self.table()
         return 0 if table is None else table.count_rows(where)
+
+    def any_row(self, where: str) -> bool:
+        """Whether some row matches ``where`` (the scan stops at the first)."""
+        table = self.table()
+        if table is None:
+            return False
+        return bool(table.search().where(where).select(["id"]).limit(1).to_arrow().num_rows)
 
     def rows(self, where: str | None, columns: list[str] | None) -> list[dict[str, Any]]:
         table = self.table()
@@ -562,7 +593,7 @@ class Store:
         table = self.table()
         if table is None:
             return []
-        query = table.search(list(vector), vector_column_name="vector")
+        query = vector_index.tuned(table.search(list(vector), vector_column_name="vector"))
         if where:
             query = query.where(where, prefilter=True)
         return query.select([*CHUNK_COLUMNS, "_distance"]).limit(limit).to_arrow().to_pylist()
@@ -601,30 +632,7 @@ class Store:
         if where:
             query = query.where(where, prefilter=True)
         wanted = [*(columns or CHUNK_COLUMNS), "_score"]
-        return _rows_in_one_hand_off(table, query.select(wanted).limit(limit))
-
-
-def _rows_in_one_hand_off(table: Any, query: Any) -> list[dict[str, Any]]:
-    """The rows of a LanceDB query. Its synchronous ``to_arrow`` hands every step (the plan,
-    then each batch and the end of the stream) to LanceDB's event-loop thread, ~0.3 ms a
-    hand-off here; collecting the async table's stream in one coroutine makes it one, which
-    took a keyword search of the XQuAD index from ~4.1 to ~2.5 ms. The public path is kept for
-    a LanceDB whose private names differ. (The public path's extra steps are for blob columns,
-    remote namespaces and legacy Tantivy indexes, none of which this table has.)"""
-    try:
-        import pyarrow as pa
-        from lancedb.background_loop import LOOP
-
-        plan = query.to_query_object()
-        execute = table._table._execute_query
-    except (ImportError, AttributeError):
-        return query.to_arrow().to_pylist()
-
-    async def collect() -> Any:
-        stream = await execute(plan)
-        return pa.Table.from_batches([batch async for batch in stream], schema=stream.schema)
-
-    return LOOP.run(collect()).to_pylist()  # type: ignore[no-untyped-call]
+        return query.select(wanted).limit(limit).to_arrow().to_pylist()
 
 
 def _sql_literal(value: Any) -> str:

@@ -1,0 +1,92 @@
+"""The vector index of the ``chunks`` table: LanceDB's own, made by the writer past a size.
+
+Below :data:`INDEX_ROWS` chunks a search compares the query with every stored vector (LanceDB's
+flat search: exact, and fast enough at that size). Once a writer opens or optimises a table
+holding at least that many rows it creates an IVF_PQ index on ``vector`` with the table's
+metric, squared L2 (so ``_distance``, RAG_MAX_DISTANCE and grouping keep their meaning).
+Nothing rebuilds it afterwards: each sync's ``optimize()`` folds the rows added since into it,
+and until then LanceDB searches those rows flat beside the index, so a search never misses them.
+A read-only store never creates, optimises or updates it.
+
+A search through the index probes :data:`NPROBES` partitions and re-ranks
+:data:`REFINE_FACTOR` times ``limit`` candidates with their full vectors, so the distances it
+returns are exact. The figures behind these choices (recall@10 against an exact search, on
+vectors drawn like real embeddings) are in docs/benchmarks.md, "Scale, issue 36".
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any, Literal
+
+log = logging.getLogger(__name__)
+
+#: Rows from which the writer indexes the vectors (see the module's text).
+INDEX_ROWS = 100_000
+INDEX_NAME = "vector_idx"
+INDEX_TYPE = "IVF_PQ"
+METRIC: Literal["l2"] = "l2"  # LanceDB's default for a vector search: squared Euclidean distance
+#: Rows per IVF partition the index is trained for.
+PARTITION_ROWS = 1_024
+#: Partitions probed per query, and the candidates re-ranked exactly (times the limit).
+NPROBES = 60
+REFINE_FACTOR = 10
+# LanceDB names them IVF_PQ when creating, IvfPq when listing.
+_VECTOR_TYPES = {"IVFPQ", "IVFSQ", "IVFFLAT", "IVFRQ", "IVFHNSWSQ", "IVFHNSWPQ", "IVFHNSWFLAT"}
+
+
+def vector_index(table: Any) -> Any | None:
+    """The table's index on ``vector``, if it has one (LanceDB's ``IndexConfig``)."""
+    for config in table.list_indices():
+        kind = str(config.index_type).upper().replace("_", "")
+        if list(config.columns) == ["vector"] and kind in _VECTOR_TYPES:
+            return config
+    return None
+
+
+def ensure(table: Any, min_rows: int, retry: Callable[[Callable[[], None]], None]) -> list[str]:
+    """Create the vector index when the table has none and at least ``min_rows`` rows (the
+    writer's part: never called on a read-only store). Returns warnings, as the keyword
+    upgrade does: a failure leaves the table searched flat, which is slower, never wrong."""
+    try:
+        if vector_index(table) is not None or table.count_rows() < min_rows:
+            return []
+        rows = table.count_rows()
+        retry(lambda: create(table, rows))
+    except Exception as exc:
+        message = f"the vector index could not be created (searched without it): {exc}"
+        log.warning(message)
+        return [message]
+    return []
+
+
+def create(table: Any, rows: int, index_type: str = INDEX_TYPE) -> None:
+    """Train the index on the table's ``rows`` vectors (replacing any it has)."""
+    from lancedb.index import HnswSq, IvfPq, IvfSq
+
+    partitions = max(1, rows // PARTITION_ROWS)
+    config: Any
+    if index_type == "IVF_PQ":
+        dim = table.schema.field("vector").type.list_size
+        config = IvfPq(METRIC, num_partitions=partitions, num_sub_vectors=sub_vectors(dim))
+    elif index_type == "IVF_SQ":
+        config = IvfSq(METRIC, num_partitions=partitions)
+    elif index_type == "IVF_HNSW_SQ":
+        config = HnswSq(METRIC, num_partitions=partitions)
+    else:
+        raise ValueError(f"not a vector index this module makes: {index_type}")
+    table.create_index("vector", config=config, name=INDEX_NAME, replace=True)
+
+
+def sub_vectors(dim: int) -> int:
+    """PQ sub-vectors: 8 dimensions each where the width allows (384 -> 48)."""
+    for width in (8, 16, 4, 2, 1):
+        if dim % width == 0:
+            return dim // width
+    return 1
+
+
+def tuned(query: Any) -> Any:
+    """A vector query with the index's search parameters (no effect on a flat search)."""
+    return query.nprobes(NPROBES).refine_factor(REFINE_FACTOR)
