@@ -169,7 +169,7 @@ def recall(index, vectors: list[np.ndarray], k: int = 10) -> tuple[float, float,
         got = index.store.vector_search(vector, k, None)
         fast.append((time.perf_counter() - started) * 1000)
         started = time.perf_counter()
-        exact = table.search(list(vector)).bypass_vector_index().select(["id"]).limit(k).to_arrow()
+        exact = table.search(list(vector)).bypass_vector_index().select(["id", "_distance"]).limit(k).to_arrow()
         slow.append((time.perf_counter() - started) * 1000)
         truth = set(exact.column("id").to_pylist())
         ids = {row["source"] + "\x1f" + str(row["chunk_index"]) for row in got}

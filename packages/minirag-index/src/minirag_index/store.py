@@ -22,6 +22,7 @@ import random
 import time
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import replace
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -529,11 +530,32 @@ class Store:
         return iter(table.search().select(columns).limit(None).to_batches(batch_rows))
 
     def sources(self, where: str | None = None) -> dict[str, SourceInfo]:
-        """Every source with its metadata and chunk count."""
-        data = self.column_table(SOURCE_COLUMNS, where)
-        if data is None:
+        """Every source with its metadata and chunk count. The chunks are counted in Arrow
+        and only each source's chunk 0 becomes Python objects: at a million chunks, every
+        row's metadata as Python values took gigabytes."""
+        import pyarrow.compute as pc
+
+        data = self.column_table(["source", "chunk_index", "pages"], where)
+        if data is None or data.num_rows == 0:
             return {}
-        return source_infos({name: data.column(name).to_pylist() for name in SOURCE_COLUMNS})
+        counted = data.group_by("source").aggregate([("chunk_index", "count"), ("pages", "count")])
+        del data
+        names = counted.column("source").to_pylist()
+        count = dict(zip(names, counted.column("chunk_index_count").to_pylist(), strict=True))
+        has_pages = pc.greater(counted.column("pages_count"), 0).to_pylist()
+        paged = dict(zip(names, has_pages, strict=True))
+        first = "chunk_index = 0" if where is None else f"({where}) AND chunk_index = 0"
+        heads = self.column_table(SOURCE_COLUMNS, first)
+        infos = {} if heads is None else _infos(heads)
+        headless = [name for name in names if name not in infos]
+        if headless:  # a source without its chunk 0 (stored before a renumbering): its first row
+            rest = self.column_table(SOURCE_COLUMNS, _sources_in(headless))
+            infos.update({} if rest is None else _infos(rest))
+        return {
+            name: replace(info, chunk_count=count[name], paged=paged[name])
+            for name, info in infos.items()
+            if name in count
+        }
 
     def version(self) -> int | None:
         """The table's current version (changes with every commit), None without a table."""
@@ -633,6 +655,14 @@ class Store:
             query = query.where(where, prefilter=True)
         wanted = [*(columns or CHUNK_COLUMNS), "_score"]
         return query.select(wanted).limit(limit).to_arrow().to_pylist()
+
+
+def _infos(data: pa.Table) -> dict[str, SourceInfo]:
+    return source_infos({name: data.column(name).to_pylist() for name in SOURCE_COLUMNS})
+
+
+def _sources_in(sources: Iterable[str]) -> str:
+    return "source IN (" + ", ".join(sql_string(s) for s in sorted(sources)) + ")"
 
 
 def _sql_literal(value: Any) -> str:

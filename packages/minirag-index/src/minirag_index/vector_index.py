@@ -16,6 +16,7 @@ vectors drawn like real embeddings) are in docs/benchmarks.md, "Scale, issue 36"
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Callable
 from typing import Any, Literal
@@ -33,6 +34,9 @@ PARTITION_ROWS = 1_024
 NPROBES = 60
 REFINE_FACTOR = 10
 # LanceDB names them IVF_PQ when creating, IvfPq when listing.
+#: Columns a large table indexes for lookups: a document's chunks (read_file, neighbours, each
+#: write's replacement) and a section's (the sections a search returns).
+LOOKUP_COLUMNS = ("source", "parent_id")
 _VECTOR_TYPES = {"IVFPQ", "IVFSQ", "IVFFLAT", "IVFRQ", "IVFHNSWSQ", "IVFHNSWPQ", "IVFHNSWFLAT"}
 
 
@@ -46,19 +50,32 @@ def vector_index(table: Any) -> Any | None:
 
 
 def ensure(table: Any, min_rows: int, retry: Callable[[Callable[[], None]], None]) -> list[str]:
-    """Create the vector index when the table has none and at least ``min_rows`` rows (the
-    writer's part: never called on a read-only store). Returns warnings, as the keyword
-    upgrade does: a failure leaves the table searched flat, which is slower, never wrong."""
+    """Create the vector index, and the lookup indexes of :data:`LOOKUP_COLUMNS`, when the
+    table lacks them and holds at least ``min_rows`` rows (the writer's part: never called on
+    a read-only store). Returns warnings, as the keyword upgrade does: a failure leaves the
+    table searched without them, which is slower, never wrong."""
     try:
-        if vector_index(table) is not None or table.count_rows() < min_rows:
+        indexed = {tuple(config.columns) for config in table.list_indices()}
+        lookups = [column for column in LOOKUP_COLUMNS if (column,) not in indexed]
+        vectors = vector_index(table) is None
+        if not (vectors or lookups) or table.count_rows() < min_rows:
             return []
-        rows = table.count_rows()
-        retry(lambda: create(table, rows))
+        if vectors:
+            rows = table.count_rows()
+            retry(lambda: create(table, rows))
+        for column in lookups:
+            retry(functools.partial(_lookup_index, table, column))
     except Exception as exc:
         message = f"the vector index could not be created (searched without it): {exc}"
         log.warning(message)
         return [message]
     return []
+
+
+def _lookup_index(table: Any, column: str) -> None:
+    from lancedb.index import BTree
+
+    table.create_index(column, config=BTree(), name=f"{column}_idx", replace=False)
 
 
 def create(table: Any, rows: int, index_type: str = INDEX_TYPE) -> None:
