@@ -169,7 +169,13 @@ def recall(index, vectors: list[np.ndarray], k: int = 10) -> tuple[float, float,
         got = index.store.vector_search(vector, k, None)
         fast.append((time.perf_counter() - started) * 1000)
         started = time.perf_counter()
-        exact = table.search(list(vector)).bypass_vector_index().select(["id", "_distance"]).limit(k).to_arrow()
+        exact = (
+            table.search(list(vector))
+            .bypass_vector_index()
+            .select(["id", "_distance"])
+            .limit(k)
+            .to_arrow()
+        )
         slow.append((time.perf_counter() - started) * 1000)
         truth = set(exact.column("id").to_pylist())
         ids = {row["source"] + "\x1f" + str(row["chunk_index"]) for row in got}
@@ -188,6 +194,12 @@ def main() -> None:
     parser.add_argument("--root", type=Path, default=c.REPO / "bench" / "out" / "scale")
     parser.add_argument("--model-dir", type=Path, default=None)
     parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument(
+        "--recall-queries",
+        type=int,
+        default=200,
+        help="queries for recall@10 (exact search is slow)",
+    )
     args = parser.parse_args()
     args.root.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix="scale-"))
@@ -219,10 +231,10 @@ def run(args: argparse.Namespace, model: Path, label: str) -> None:
     asked = [texts[i] for i in rng.choice(len(texts), args.queries, replace=False)]
     rss_open = c.rss_mb()
     index = MiniragIndex(settings, read_only=True)
-    measure(index, asked, folder, rss_open)
+    measure(index, asked, folder, rss_open, args.recall_queries)
 
 
-def measure(index, asked: list[str], folder: Path, rss_before: float | None) -> None:
+def measure(index, asked: list[str], folder: Path, rss_before: float | None, rq: int) -> None:
     first, _ = timed(lambda: index.search(asked[0]), 1)
     for query in asked[1:6]:
         index.search(query)
@@ -238,7 +250,7 @@ def measure(index, asked: list[str], folder: Path, rss_before: float | None) -> 
     status, found = timed(lambda: (len(index.sources()), index.stale_chunk_count(1)), 5)
     direct, _ = timed(lambda: len(index.store.sources()), 3)
     listing, listed = timed(lambda: len(index.sources(scope)), 5)
-    vectors = [index.embedder.embed_query(q) for q in asked]
+    vectors = [index.embedder.embed_query(q) for q in asked[:rq]]
     got, fast, slow = recall(index, vectors)
     print(f"\n| {rows:,} chunks | p50 | p95 | note |")
     print("|---|---|---|---|")
