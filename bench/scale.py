@@ -67,7 +67,9 @@ def passages(texts: list[str], words: int, stride: int) -> list[str]:
 
 def fit(index, root: Path, label: str) -> tuple[np.ndarray, np.ndarray]:
     """Mean and covariance of real embeddings of the repository's passages (cached)."""
-    path = root / f"fit-{re.sub(r'[^A-Za-z0-9]+', '-', label)[:60]}.npz"
+    del label  # the same model built in another folder fits the same
+    name = re.sub(r"[^A-Za-z0-9]+", "-", Path(index.embedder.model_name).name)
+    path = root / f"fit-{name}.npz"
     if path.exists():
         saved = np.load(path)
         return saved["mean"], saved["cov"]
@@ -161,12 +163,15 @@ def timed(action, repeat: int) -> tuple[list[float], object]:
 
 
 def recall(index, vectors: list[np.ndarray], k: int = 10) -> tuple[float, float, float]:
-    """Recall@k of the store's vector search against an exact flat one; their p50 in ms."""
+    """Recall@k of the vector side of a search (its candidates for top ``k``, nearest first)
+    against an exact flat search; their p50 in ms."""
+    from minirag_index.index import candidate_count
+
     table = index.store.table()
     found, fast, slow = [], [], []
     for vector in vectors:
         started = time.perf_counter()
-        got = index.store.vector_search(vector, k, None)
+        got = index.store.vector_search(vector, candidate_count(k), None)[:k]  # as search asks
         fast.append((time.perf_counter() - started) * 1000)
         started = time.perf_counter()
         exact = (
@@ -204,7 +209,7 @@ def main() -> None:
     args.root.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix="scale-"))
     try:
-        model, label = c.model_folder(args.model_dir, work)
+        model, label = c.model_folder(args.model_dir, args.root)  # kept: the index records it
         c.header(f"Search at scale: {args.chunks:,} chunks", label)
         run(args, model, label)
         c.footer()

@@ -164,3 +164,24 @@ def test_hybrid_search_still_finds_an_exact_keyword_past_the_index(large):
     assert has_index(index)
     hits = index.search("ERR-4711", top_k=5).hits
     assert "/c/codes.md" in [hit.source for hit in hits]
+
+
+def test_the_partitions_are_trained_again_only_once_the_table_has_grown_fourfold(
+    make_index, monkeypatch
+):
+    monkeypatch.setattr(vi, "PARTITION_ROWS", 100)
+    index = make_index()
+    index.store.vector_index_rows = THRESHOLD
+    fill(index, range(150))
+    index.refresh()
+    assert vi.vector_index(index.store.table()).name == "vector_idx_p3"
+    fill(index, range(150, 400))  # 800 rows: 8 partitions' worth, not yet 4 times 3
+    index.refresh()
+    assert vi.vector_index(index.store.table()).name == "vector_idx_p3"
+    assert unindexed(index) == 0, "folded into the index it has"
+    fill(index, range(400, 600))  # 1,200 rows: 12 partitions, 4 times what it was made for
+    index.refresh()
+    assert [c.name for c in index.store.table().list_indices() if c.columns == ["vector"]] == [
+        "vector_idx_p12"
+    ]
+    assert unindexed(index) == 0

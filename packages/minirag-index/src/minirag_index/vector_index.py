@@ -3,10 +3,13 @@
 Below :data:`INDEX_ROWS` chunks a search compares the query with every stored vector (LanceDB's
 flat search: exact, and fast enough at that size). Once a writer opens or optimises a table
 holding at least that many rows it creates an IVF_PQ index on ``vector`` with the table's
-metric, squared L2 (so ``_distance``, RAG_MAX_DISTANCE and grouping keep their meaning).
-Nothing rebuilds it afterwards: each sync's ``optimize()`` folds the rows added since into it,
-and until then LanceDB searches those rows flat beside the index, so a search never misses them.
-A read-only store never creates, optimises or updates it.
+metric, squared L2 (so ``_distance``, RAG_MAX_DISTANCE and grouping keep their meaning), and
+BTREE indexes on the lookup columns. Each sync's ``optimize()`` folds the rows added since into
+them, and until then LanceDB searches those rows flat beside the index, so a search never
+misses them. The IVF partitions are trained once for the table's size; only when the table has
+grown to :data:`REGROW` times the rows its partitions were made for is the index trained again
+(so a table growing from the threshold to a million chunks is re-trained a few times in all,
+never per sync). A read-only store never creates, optimises or updates any of them.
 
 A search through the index probes :data:`NPROBES` partitions and re-ranks
 :data:`REFINE_FACTOR` times ``limit`` candidates with their full vectors, so the distances it
@@ -24,12 +27,15 @@ from typing import Any, Literal
 log = logging.getLogger(__name__)
 
 #: Rows from which the writer indexes the vectors (see the module's text).
-INDEX_ROWS = 100_000
-INDEX_NAME = "vector_idx"
+INDEX_ROWS = 20_000
+INDEX_NAME = "vector_idx_p"  # + the number of partitions it was trained with
 INDEX_TYPE = "IVF_PQ"
 METRIC: Literal["l2"] = "l2"  # LanceDB's default for a vector search: squared Euclidean distance
-#: Rows per IVF partition the index is trained for.
-PARTITION_ROWS = 1_024
+#: Rows per IVF partition the index is trained for, and at most this many partitions.
+PARTITION_ROWS = 4_096
+MAX_PARTITIONS = 256
+#: The table's rows over what its partitions were trained for that trains them again.
+REGROW = 4
 #: Partitions probed per query, and the candidates re-ranked exactly (times the limit).
 NPROBES = 60
 REFINE_FACTOR = 10
@@ -57,11 +63,11 @@ def ensure(table: Any, min_rows: int, retry: Callable[[Callable[[], None]], None
     try:
         indexed = {tuple(config.columns) for config in table.list_indices()}
         lookups = [column for column in LOOKUP_COLUMNS if (column,) not in indexed]
-        vectors = vector_index(table) is None
-        if not (vectors or lookups) or table.count_rows() < min_rows:
+        current = vector_index(table)
+        rows = table.count_rows()
+        if rows < min_rows:
             return []
-        if vectors:
-            rows = table.count_rows()
+        if current is None or trained_for(current.name) * REGROW <= partitions(rows):
             retry(lambda: create(table, rows))
         for column in lookups:
             retry(functools.partial(_lookup_index, table, column))
@@ -82,18 +88,34 @@ def create(table: Any, rows: int, index_type: str = INDEX_TYPE) -> None:
     """Train the index on the table's ``rows`` vectors (replacing any it has)."""
     from lancedb.index import HnswSq, IvfPq, IvfSq
 
-    partitions = max(1, rows // PARTITION_ROWS)
+    old = vector_index(table)
+    count = partitions(rows)
     config: Any
     if index_type == "IVF_PQ":
         dim = table.schema.field("vector").type.list_size
-        config = IvfPq(METRIC, num_partitions=partitions, num_sub_vectors=sub_vectors(dim))
+        config = IvfPq(METRIC, num_partitions=count, num_sub_vectors=sub_vectors(dim))
     elif index_type == "IVF_SQ":
-        config = IvfSq(METRIC, num_partitions=partitions)
+        config = IvfSq(METRIC, num_partitions=count)
     elif index_type == "IVF_HNSW_SQ":
-        config = HnswSq(METRIC, num_partitions=partitions)
+        config = HnswSq(METRIC, num_partitions=count)
     else:
         raise ValueError(f"not a vector index this module makes: {index_type}")
-    table.create_index("vector", config=config, name=INDEX_NAME, replace=True)
+    name = f"{INDEX_NAME}{count}"
+    table.create_index("vector", config=config, name=name, replace=True)
+    if old is not None and old.name != name and old.name in {c.name for c in table.list_indices()}:
+        table.drop_index(old.name)  # trained for a smaller table: its successor replaces it
+
+
+def partitions(rows: int) -> int:
+    """IVF partitions for a table of ``rows`` rows."""
+    return max(1, min(MAX_PARTITIONS, rows // PARTITION_ROWS))
+
+
+def trained_for(name: str) -> int:
+    """The partitions an index of this module's was trained with (from its name); a large
+    number for an index made otherwise, which is then left as it is."""
+    number = name.removeprefix(INDEX_NAME)
+    return int(number) if name.startswith(INDEX_NAME) and number.isdigit() else 10**9
 
 
 def sub_vectors(dim: int) -> int:
