@@ -78,7 +78,7 @@ def test_the_writer_indexes_the_vectors_once_past_the_threshold(make_index):
     fill(index, range(THRESHOLD // CHUNKS - 10, DOCS))
     index.refresh()
     assert has_index(index)
-    assert index.store.vector_index_description().startswith("IVF_PQ (l2)")
+    assert index.store.vector_index_description().startswith("IVF_SQ (l2)")
     assert unindexed(index) == 0
 
 

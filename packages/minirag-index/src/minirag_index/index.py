@@ -357,7 +357,9 @@ class MiniragIndex:
             else None
         )
         vector_rows = (
-            self.vector_rows(self.embedder.embed_query(query), n, where) if weight < 1 else []
+            self.vector_rows(self.embedder.embed_query(query), n, where, version)
+            if weight < 1
+            else []
         )
         if future is not None:
             try:
@@ -381,10 +383,13 @@ class MiniragIndex:
         where = scope_filter_sql(scope)
         return where is None or self.store.any_row(where)
 
-    def vector_rows(self, vector: Vector, limit: int, where: str | None) -> list[dict[str, Any]]:
+    def vector_rows(
+        self, vector: Vector, limit: int, where: str | None, version: Version = READ
+    ) -> list[dict[str, Any]]:
         """The vector side of a search: the ``limit`` nearest chunks, with ``_distance``
         (LanceDB's: squared L2), among those ``where`` selects."""
-        return self.store.vector_search(vector, limit, where)
+        known = None if version is READ else version
+        return self.store.vector_search(vector, limit, where, version=known)
 
     def keyword_rows(
         self, query: str, limit: int, where: str | None, version: Version = READ

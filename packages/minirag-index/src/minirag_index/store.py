@@ -144,6 +144,7 @@ class Store:
         self.warnings: list[str] = []
         #: Rows from which a writer gives the table its vector index (vector_index.py).
         self.vector_index_rows = vector_index.INDEX_ROWS
+        self._partitions: tuple[int, int | None] | None = None
 
     # -- opening ---------------------------------------------------------------------------
     def _connect(self) -> Any:
@@ -611,14 +612,26 @@ class Store:
         rows.sort(key=lambda r: (r["source"], r["chunk_index"]))
         return [StoredChunk(**r) for r in rows]
 
-    def vector_search(self, vector: Vector, limit: int, where: str | None) -> list[dict[str, Any]]:
+    def vector_search(
+        self, vector: Vector, limit: int, where: str | None, *, version: int | None = None
+    ) -> list[dict[str, Any]]:
+        """The ``limit`` nearest chunks among those ``where`` selects (a pre-filter), with
+        ``_distance``. ``version``: the table version the caller has just read, if it has."""
         table = self.table()
         if table is None:
             return []
-        query = vector_index.tuned(table.search(list(vector), vector_column_name="vector"))
+        query = table.search(list(vector), vector_column_name="vector")
+        query = vector_index.tuned(query, self._index_partitions(table, version))
         if where:
             query = query.where(where, prefilter=True)
         return query.select([*CHUNK_COLUMNS, "_distance"]).limit(limit).to_arrow().to_pylist()
+
+    def _index_partitions(self, table: Any, version: int | None) -> int | None:
+        """:func:`vector_index.searched_partitions`, read once per table version."""
+        version = table.version if version is None else version
+        if self._partitions is None or self._partitions[0] != version:
+            self._partitions = (version, vector_index.searched_partitions(table))
+        return self._partitions[1]
 
     def keyword_columns(self) -> tuple[list[str], Callable[[str], str]]:
         """The keyword-indexed columns and the query analysis for them

@@ -2,7 +2,7 @@
 
 Below :data:`INDEX_ROWS` chunks a search compares the query with every stored vector (LanceDB's
 flat search: exact, and fast enough at that size). Once a writer opens or optimises a table
-holding at least that many rows it creates an IVF_PQ index on ``vector`` with the table's
+holding at least that many rows it creates an IVF_SQ index on ``vector`` with the table's
 metric, squared L2 (so ``_distance``, RAG_MAX_DISTANCE and grouping keep their meaning), and
 BTREE indexes on the lookup columns. Each sync's ``optimize()`` folds the rows added since into
 them, and until then LanceDB searches those rows flat beside the index, so a search never
@@ -11,16 +11,18 @@ grown to :data:`REGROW` times the rows its partitions were made for is the index
 (so a table growing from the threshold to a million chunks is re-trained a few times in all,
 never per sync). A read-only store never creates, optimises or updates any of them.
 
-A search through the index probes :data:`NPROBES` partitions and re-ranks
-:data:`REFINE_FACTOR` times ``limit`` candidates with their full vectors, so the distances it
-returns are exact. The figures behind these choices (recall@10 against an exact search, on
-vectors drawn like real embeddings) are in docs/benchmarks.md, "Scale, issue 36".
+A search through the index probes :data:`PROBE_SHARE` of its partitions (on vectors drawn like
+real embeddings, the share probed decides recall; the int8 codes barely lose any) and re-ranks
+its ``limit`` candidates with their full vectors, so the distances it returns are exact. The
+figures behind these choices (recall@10 against an exact search, on vectors drawn like real
+embeddings) are in docs/benchmarks.md, "Scale, issue 36".
 """
 
 from __future__ import annotations
 
 import functools
 import logging
+import math
 from collections.abc import Callable
 from typing import Any, Literal
 
@@ -29,16 +31,17 @@ log = logging.getLogger(__name__)
 #: Rows from which the writer indexes the vectors (see the module's text).
 INDEX_ROWS = 20_000
 INDEX_NAME = "vector_idx_p"  # + the number of partitions it was trained with
-INDEX_TYPE = "IVF_PQ"
+INDEX_TYPE = "IVF_SQ"
 METRIC: Literal["l2"] = "l2"  # LanceDB's default for a vector search: squared Euclidean distance
 #: Rows per IVF partition the index is trained for, and at most this many partitions.
-PARTITION_ROWS = 4_096
-MAX_PARTITIONS = 256
+PARTITION_ROWS = 1_024
+MAX_PARTITIONS = 1_024
 #: The table's rows over what its partitions were trained for that trains them again.
 REGROW = 4
-#: Partitions probed per query, and the candidates re-ranked exactly (times the limit).
-NPROBES = 60
-REFINE_FACTOR = 10
+#: The share of partitions probed per query, and the candidates re-ranked with the exact
+#: vectors (times the limit: 1 re-ranks the ones returned, so their distances are exact).
+PROBE_SHARE = 0.25
+REFINE_FACTOR = 1
 # LanceDB names them IVF_PQ when creating, IvfPq when listing.
 #: Columns a large table indexes for lookups: a document's chunks (read_file, neighbours, each
 #: write's replacement) and a section's (the sections a search returns).
@@ -115,7 +118,10 @@ def trained_for(name: str) -> int:
     """The partitions an index of this module's was trained with (from its name); a large
     number for an index made otherwise, which is then left as it is."""
     number = name.removeprefix(INDEX_NAME)
-    return int(number) if name.startswith(INDEX_NAME) and number.isdigit() else 10**9
+    return int(number) if name.startswith(INDEX_NAME) and number.isdigit() else _NOT_OURS
+
+
+_NOT_OURS = 10**9
 
 
 def sub_vectors(dim: int) -> int:
@@ -126,6 +132,22 @@ def sub_vectors(dim: int) -> int:
     return 1
 
 
-def tuned(query: Any) -> Any:
-    """A vector query with the index's search parameters (no effect on a flat search)."""
-    return query.nprobes(NPROBES).refine_factor(REFINE_FACTOR)
+def tuned(query: Any, partitions: int | None) -> Any:
+    """A vector query with the search parameters of an index of ``partitions`` partitions
+    (:func:`probes`); None: the table has no index of this module's, LanceDB's defaults."""
+    if partitions is None:
+        return query
+    return query.nprobes(probes(partitions)).refine_factor(REFINE_FACTOR)
+
+
+def probes(partitions: int) -> int:
+    return max(1, math.ceil(partitions * PROBE_SHARE))
+
+
+def searched_partitions(table: Any) -> int | None:
+    """The partitions of the table's vector index when this module made it, else None."""
+    config = vector_index(table)
+    if config is None:
+        return None
+    count = trained_for(config.name)
+    return None if count == _NOT_OURS else count
