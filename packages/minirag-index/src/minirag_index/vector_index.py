@@ -40,7 +40,7 @@ MAX_PARTITIONS = 1_024
 REGROW = 4
 #: The share of partitions probed per query, and the candidates re-ranked with the exact
 #: vectors (times the limit: 1 re-ranks the ones returned, so their distances are exact).
-PROBE_SHARE = 0.25
+PROBE_SHARE = 0.35
 REFINE_FACTOR = 1
 # LanceDB names them IVF_PQ when creating, IvfPq when listing.
 #: Columns a large table indexes for lookups: a document's chunks (read_file, neighbours, each
