@@ -35,14 +35,13 @@ def collect(keep: Path, model_dir: Path) -> dict:
         index = synced_index(corpus, corpus_docs(corpus, xquad, cranfield), keep, model_dir)
         rows = index.store.rows(None, ["source", "chunk_index", "parent_id"])
         parent = {(r["source"], r["chunk_index"]): r["parent_id"] for r in rows}
-        snapshot = index.snapshot()
         for run, qs in sets.items():
             if qs.corpus != corpus:
                 continue
             lists = []
             for q in qs.questions:
-                vec = index.vector_rows(index.embedder.embed_query(q), POOL, None, snapshot)
-                kw = index.keyword_rows(q, POOL, None, snapshot)
+                vec = index.vector_rows(index.embedder.embed_query(q), POOL, None)
+                kw = index.keyword_rows(q, POOL, None)
                 lists.append(
                     (
                         [(r["source"], r["chunk_index"]) for r in vec],

@@ -343,11 +343,10 @@ def vector_rankings(sets, xquad, cranfield, keep, model_dir, args, limit):
         columns = ["source", "chunk_index", "text", "title", "context_chars"]
         rows_of[corpus] = index.store.rows(None, columns)
         add_title_lines(rows_of[corpus])
-        snapshot = index.snapshot()
         for run, qs in sets.items():
             if qs.corpus == corpus:
                 vecs = [index.embedder.embed_query(q) for q in qs.questions]
-                found = [index.vector_rows(v, limit, None, snapshot) for v in vecs]
+                found = [index.vector_rows(v, limit, None) for v in vecs]
                 vector[run] = [[(r["source"], r["chunk_index"]) for r in f] for f in found]
     return vector, rows_of
 

@@ -1,7 +1,7 @@
 """Query latency (p50/p95) of MiniragIndex.search as the index grows, query embedding included.
 
     uv run python bench/latency.py [--model-dir DIR] [--sizes 1000 10000 17000 100000]
-                                   [--queries 100] [--no-snapshot]
+                                   [--queries 100]
 
 First the 240 XQuAD English paragraphs are ingested for real (sync with the model) and searched.
 Then a second index is grown through the sizes: synthetic chunks - sentences of the XQuAD
@@ -13,8 +13,8 @@ creates the table and the keyword indexes), then ``index.refresh()`` folds them 
 indexes. At each size the XQuAD English dev questions are asked through ``MiniragIndex.search``
 (topK 10, default hybrid weight 0.6) after a few warm-up queries; the query-embedding time is
 measured inside the same calls (``Embedder.embed_query`` is wrapped) and reported separately.
-Searches run from the index's in-memory snapshot of the table (vectors and chunk rows; see
-``minirag_index.snapshot``) unless ``--no-snapshot`` makes them go to LanceDB for every part.
+Every part of a search goes to LanceDB; past its threshold the writer's refresh gives the table
+its vector index (``minirag_index.vector_index``), named in the output.
 """
 
 from __future__ import annotations
@@ -76,9 +76,6 @@ def measure(index, asked: list[str], top_k: int = 10) -> dict:
 
         return run
 
-    started = time.perf_counter()
-    index.snapshot()  # the first search after a change builds it; reported apart
-    built = (time.perf_counter() - started) * 1000
     for question in asked[:WARM_UP]:
         index.search(question, top_k)
     saved = {name: getattr(obj, attr) for name, (obj, attr) in originals.items()}
@@ -107,7 +104,7 @@ def measure(index, asked: list[str], top_k: int = 10) -> dict:
         "rest_p95": c.percentile(rest, 95),
         "parts_p50": {p: c.percentile(each[p], 50) for p in parts},
         "n": len(total),
-        "snapshot_ms": built if index.snapshot() is not None else None,
+        "vector_index": index.store.vector_index_description(),
     }
 
 
@@ -119,10 +116,7 @@ def show(label: str, rows: int, m: dict) -> None:
         f"p50 {m['rest_p50']:6.1f} / p95 {m['rest_p95']:6.1f} ms  (n={m['n']})  [{c.load()}]",
         flush=True,
     )
-    if m["snapshot_ms"] is not None:
-        print(f"      in-memory snapshot built in {m['snapshot_ms']:.0f} ms (once per change)")
-    else:
-        print("      no in-memory snapshot (over its budget): LanceDB searched directly")
+    print(f"      vector index: {m['vector_index']}")
     parts = m["parts_p50"]
     print(
         "      p50 parts: "
@@ -209,11 +203,6 @@ def main() -> None:
     parser.add_argument("--model-dir", type=Path, help="MODEL_NAME folder (default: test model)")
     parser.add_argument("--sizes", type=int, nargs="*", default=[1000, 10000, 17000, 100000])
     parser.add_argument("--queries", type=int, default=100)
-    parser.add_argument(
-        "--no-snapshot",
-        action="store_true",
-        help="search LanceDB directly, without the in-memory snapshot (for comparison)",
-    )
     args = parser.parse_args()
 
     import numpy as np
@@ -232,14 +221,10 @@ def main() -> None:
         pipeline = c.open_pipeline([root], work / "db-xquad", model_dir)
         sync(pipeline)
         index = pipeline.index
-        if args.no_snapshot:
-            index.snapshot_budget = 0
         print(f"\n## {len(asked)} XQuAD English dev questions per size")
         show("XQuAD en, 240 paragraphs", index.store.count_rows(), measure(index, asked))
 
         big = c.open_pipeline([work], work / "db-synthetic", model_dir).index
-        if args.no_snapshot:
-            big.snapshot_budget = 0
         dim = big.embedder.dim
         pool = sentences()
         rng = np.random.default_rng(7)

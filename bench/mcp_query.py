@@ -10,8 +10,8 @@ the official MCP client over stdio: ``sync_start`` and ``sync_status`` until the
 the English dev questions through ``query_documents`` (topK 10), one at a time after a few
 warm-up calls. ``--chunks N`` first grows the index to N chunks with the synthetic documents of
 bench/latency.py (written straight into the table from this process, folded into the keyword
-indexes with ``refresh()``; the server sees them on its next read, and the warm-up calls build
-its snapshot).
+indexes with ``refresh()``; the server sees them on its next read, and the warm-up calls open
+its table).
 
 Prints p50/p95 of the client-side round trip (call_tool sent → result parsed) and the medians
 of the server's parts per call: decode, dispatch, search, payload, convert, respond, encode,

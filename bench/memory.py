@@ -8,12 +8,12 @@ client drives it, its memory sampled from /proc every 50 ms (VmRSS) and its high
 read (VmHWM):
 
 - **XQuAD sync**: the 240 English paragraphs copied into a fresh root, one sync_start /
-  sync_status; then one query_documents (which builds the search snapshot) and the resident
+  sync_status; then one query_documents and the resident
   size 3 s later;
 - **quiet server with a large index**: ``--chunks`` synthetic chunks (bench/latency.py's
   rows: XQuAD sentences under a heading, random unit vectors, in the layout the store
   writes) written and refreshed in this process; then a server opens that index, answers one
-  query_documents (the snapshot is built) and one status, and its resident size is read
+  query_documents and one status, and its resident size is read
   3 s later, the server otherwise idle.
 
 Resident memory depends little on the machine's load; the times it prints do. It does depend

@@ -168,28 +168,3 @@ def test_a_half_finished_upgrade_is_completed_on_the_next_open(make_index, embed
     index = make_index(RAG_HYBRID_WEIGHT=1.0, DB_PATH=tmp_path / "old")
     assert first(index, "heating") == "/d/heat.md"
     assert index.store.count_rows("text_terms IS NULL") == 0
-
-
-@pytest.mark.parametrize("where", [None, "source IN ('/d/codes.md', '/d/other.md')"])
-def test_keyword_rows_are_lancedb_s_own_with_one_hand_off(keyword_index_, monkeypatch, where):
-    """The keyword side collects LanceDB's result stream in one coroutine (store.py); it must
-    give exactly the rows and scores of LanceDB's public ``to_arrow``, filtered or not."""
-    from minirag_index import store as store_module
-
-    store = keyword_index_.store
-    fast = store.keyword_search("ERR-4711 QP-7.2 goods", 10, where)
-    used = []
-    original = store_module._rows_in_one_hand_off
-
-    def public_path(table, query):
-        used.append(query)
-        return query.to_arrow().to_pylist()
-
-    monkeypatch.setattr(store_module, "_rows_in_one_hand_off", public_path)
-    public = store.keyword_search("ERR-4711 QP-7.2 goods", 10, where)
-    assert used, "the search goes through _rows_in_one_hand_off"
-    assert fast == public and len(fast) >= 2
-    # On the LanceDB this project locks, the one-hand-off path is taken, not its fallback.
-    query = store.table().search("err", query_type="fts", fts_columns="text_terms").limit(5)
-    monkeypatch.setattr(type(query), "to_arrow", lambda *a, **k: pytest.fail("fell back"))
-    assert original(store.table(), query)

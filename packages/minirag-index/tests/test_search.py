@@ -145,13 +145,10 @@ def test_parents_follow_a_replaced_source(make_index):
     assert "June" in index.search("launch").parents.popitem()[1]
 
 
-@pytest.mark.parametrize("held", [True, False], ids=["snapshot", "lancedb"])
-def test_a_search_reads_the_table_version_once(make_index, monkeypatch, held):
+def test_a_search_reads_the_table_version_once(make_index, monkeypatch):
     """Every read of the version asks the storage for the latest one (a round trip on S3); a
     search reads it once and hands it on, and still sees a write made just before it."""
     index = make_index()
-    if not held:
-        index.snapshot_budget = 0  # too small for any vector: the search goes to LanceDB
     add(index, "/d/a.md", "## Plan\n\nThe launch is in May.", *DISTRACTORS)
     index.search("launch")  # the views of this version are built
     reads = []

@@ -37,7 +37,6 @@ from minirag_index.store import (
 if TYPE_CHECKING:  # numpy-backed; imported on first use so opening an index stays light
     from minirag_index.lookalike import LookAlikeIndex
     from minirag_index.mentions import MentionCorpus, MentionResult
-    from minirag_index.snapshot import Snapshot
     from minirag_index.store import Vector
     from minirag_index.summary import IndexSummary
 
@@ -52,8 +51,6 @@ class _Unread(Enum):
 #: it on, since every read asks the storage for the latest one.
 READ = _Unread.READ
 Version = int | None | Literal[_Unread.READ]
-SNAPSHOT_VECTOR_BYTES = 256 * 1024 * 1024  # see snapshot.py
-SNAPSHOT_FOLDER = "snapshots"  # under CACHE_DIR: the snapshot's anonymous file (see spill.py)
 SECTION_CACHE_LIMIT = 5_000  # rebuilt sections kept per table version
 MAX_TOP_K = 100
 DEFAULT_TOP_K = 10
@@ -136,8 +133,6 @@ class MiniragIndex:
         # The keyword search runs beside query embedding + vector search.
         self._keyword_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="keyword")
         self._cache_lock = threading.Lock()
-        # Vectors held in memory for searching, at most this many bytes (see snapshot.py).
-        self.snapshot_budget = SNAPSHOT_VECTOR_BYTES
         self._summary_held: tuple[list[Any], IndexSummary | None] | None = None
 
     @classmethod
@@ -325,17 +320,13 @@ class MiniragIndex:
         if not query.strip():
             raise ValueError("query must not be empty")
         version = self.store.version()  # read once (see READ)
-        snapshot = self.snapshot(version)
-        if (len(snapshot) if snapshot is not None else self.store.count_rows()) == 0:
+        if not self._per_version("rows", self.store.count_rows, version):
             return SearchResult(
                 [], [], {}, notice="The index is empty: nothing has been synced yet."
             )
         self.check_model(version)
         where = scope_filter_sql(scope)
         scope = scope if where else None  # a scope with no filter (the root) covers everything
-        if scope and not self._has_rows_under(scope, where, snapshot):
-            notice = f"Nothing is indexed under the scope {scope!r}."
-            return SearchResult([], [], {}, notice=notice)
         if sources is not None:
             if not sources:
                 notice = "No indexed document matches the filter" + (
@@ -344,18 +335,17 @@ class MiniragIndex:
                 return SearchResult([], [], {}, notice=notice)
             only = sources_filter_sql(sources)
             where = f"({where}) AND {only}" if where else only
-        allowed = snapshot.allowed(scope, sources) if snapshot is not None else None
         weight = self.settings.RAG_HYBRID_WEIGHT
         n = candidate_count(top_k)
         keyword_rows: list[dict[str, Any]] = []
         keyword_error = None
         future = (
-            self._keyword_pool.submit(self.keyword_rows, query, n, where, snapshot, version)
+            self._keyword_pool.submit(self.keyword_rows, query, n, where, version)
             if weight > 0
             else None
         )
         vector_rows = (
-            self.vector_rows(self.embedder.embed_query(query), n, where, snapshot, allowed)
+            self.vector_rows(self.embedder.embed_query(query), n, where, version)
             if weight < 1
             else []
         )
@@ -364,66 +354,37 @@ class MiniragIndex:
                 keyword_rows = future.result()
             except Exception as exc:  # reported, never swallowed
                 keyword_error = f"keyword search failed: {exc}"
+        if scope and not (vector_rows or keyword_rows) and not self._has_rows_under(scope):
+            notice = f"Nothing is indexed under the scope {scope!r}."
+            return SearchResult([], [], {}, notice=notice)
         hits = self._fuse(vector_rows, keyword_rows, weight)
         hits = self._apply_tuning(hits)[:top_k]
         return SearchResult(
             hits=hits,
             sources=_sources_in_rank_order(hits),
-            parents=self.sections([h.parent_id for h in hits], snapshot, version),
+            parents=self.sections([h.parent_id for h in hits], version),
             keyword_error=keyword_error,
             version=version,
         )
 
-    def _has_rows_under(self, scope: str, where: str | None, snapshot: Snapshot | None) -> bool:
-        if snapshot is None:
-            return self.store.count_rows(where) > 0
-        allowed = snapshot.allowed(scope, None)
-        return allowed is None or bool(allowed.any())
+    def _has_rows_under(self, scope: str) -> bool:
+        where = scope_filter_sql(scope)
+        return where is None or self.store.any_row(where)
 
     def vector_rows(
-        self,
-        vector: Vector,
-        limit: int,
-        where: str | None,
-        snapshot: Snapshot | None = None,
-        allowed: Any = None,
+        self, vector: Vector, limit: int, where: str | None, version: Version = READ
     ) -> list[dict[str, Any]]:
-        """The vector side of a search: the ``limit`` nearest chunks, with ``_distance``.
-        ``allowed`` is the snapshot's row mask for the same filter as ``where``."""
-        if snapshot is not None:
-            return snapshot.nearest(vector, limit, allowed)
-        return self.store.vector_search(vector, limit, where)
+        """The vector side of a search: the ``limit`` nearest chunks, with ``_distance``
+        (LanceDB's: squared L2), among those ``where`` selects."""
+        known = None if version is READ else version
+        return self.store.vector_search(vector, limit, where, version=known)
 
     def keyword_rows(
-        self,
-        query: str,
-        limit: int,
-        where: str | None,
-        snapshot: Snapshot | None = None,
-        version: Version = READ,
+        self, query: str, limit: int, where: str | None, version: Version = READ
     ) -> list[dict[str, Any]]:
         """The keyword (BM25) side of a search: the ``limit`` best chunks, with ``_score``."""
         searchable = self._per_version("keyword columns", self.store.keyword_columns, version)
-        if snapshot is None:
-            return self.store.keyword_search(query, limit, where, searchable=searchable)
-        scored = self.store.keyword_search(query, limit, where, ["id"], searchable=searchable)
-        return snapshot.rows_by_id([(row["id"], row["_score"]) for row in scored])
-
-    def snapshot(self, version: Version = READ) -> Snapshot | None:
-        """The current table version in memory, or None (no table, or too large to hold)."""
-
-        def build() -> Snapshot | None:
-            from minirag_index.snapshot import READ_BATCH_ROWS, SNAPSHOT_COLUMNS, Snapshot, fits
-
-            dim = self.store.vector_dim()
-            if dim is None or not fits(self.store.count_rows(), dim, self.snapshot_budget):
-                return None
-            batches = self.store.column_batches(SNAPSHOT_COLUMNS, READ_BATCH_ROWS)
-            snapshot = Snapshot.build(batches, self.settings.CACHE_DIR / SNAPSHOT_FOLDER)
-            release_freed_memory()  # the batches read from LanceDB are let go
-            return snapshot
-
-        return self._per_version("snapshot", build, version)
+        return self.store.keyword_search(query, limit, where, searchable=searchable)
 
     def _fuse(
         self, vector_rows: list[dict[str, Any]], keyword_rows: list[dict[str, Any]], weight: float
@@ -463,19 +424,11 @@ class MiniragIndex:
         return hits
 
     # -- reading back ----------------------------------------------------------------------
-    def sections(
-        self,
-        parent_ids: Sequence[str],
-        snapshot: Snapshot | None = None,
-        version: Version = READ,
-    ) -> dict[str, str]:
+    def sections(self, parent_ids: Sequence[str], version: Version = READ) -> dict[str, str]:
         """The text of each named section (parentId → section), rebuilt from its chunks."""
         wanted = list(dict.fromkeys(parent_ids))
         if not wanted:
             return {}
-        if snapshot is not None:
-            found = {pid: snapshot.section_chunks(pid) for pid in wanted}
-            return {pid: rebuild_section(chunks) for pid, chunks in found.items() if chunks}
         # Sections rebuilt earlier stay valid until the table changes.
         known: dict[str, str] = self._per_version("sections", dict, version)
         missing = [pid for pid in wanted if pid not in known]

@@ -32,7 +32,12 @@ def scope_filter_sql(scope: str | None) -> str | None:
     if not base:
         return None
     parts = [f"source = {sql_string(base)}"]
-    parts += [f"starts_with(source, {sql_string(base + sep)})" for sep in _SEPARATORS]
+    # "starts with base + sep" as a range, which the writer's BTREE index on ``source``
+    # answers without reading every row: base + sep <= source < base + (the next character).
+    parts += [
+        f"(source >= {sql_string(base + sep)} AND source < {sql_string(base + chr(ord(sep) + 1))})"
+        for sep in _SEPARATORS
+    ]
     return "(" + " OR ".join(parts) + ")"
 
 

@@ -22,10 +22,11 @@ import random
 import time
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import replace
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from minirag_index import keyword_index, mention_columns
+from minirag_index import keyword_index, mention_columns, vector_index
 from minirag_index.location import IndexLocation, StoreAccess
 from minirag_index.model_spec import (
     ModelSpec,
@@ -76,14 +77,15 @@ log = logging.getLogger(__name__)
 TABLE = "chunks"
 # LanceDB's default caches (1 GB of metadata, 6 GB of index data) fill with every commit's
 # manifest: a 10,000-file sync grew the process by about 0.7 MB a commit. Bounded, the same
-# commits stay flat (docs/benchmarks.md, "Memory"); the keyword indexes still fit.
+# commits stay flat (docs/benchmarks.md, "Memory"). The index cache holds the vector index's
+# int8 codes as queries probe them (384 bytes a chunk at 384 dimensions): at 64 MiB a
+# 300,000-chunk search re-read them every query (590 ms p50 against 29 ms at 512 MiB, issue 36).
 METADATA_CACHE_BYTES = 32 * 1024 * 1024
-INDEX_CACHE_BYTES = 64 * 1024 * 1024
+INDEX_CACHE_BYTES = 512 * 1024 * 1024
 # Old table versions are removed after this long: long enough for a reader that started on one
 # to finish, short enough that the folder does not grow without bound.
 VERSION_RETENTION = timedelta(minutes=2)
 _COMMIT_ATTEMPTS = 8
-LOOKUP_BATCH_ROWS = 65_536  # rows of passage keys read at a time (about 3 MB of them)
 # Stored vectors are looked up by this many passage keys per query.
 LOOKUP_KEYS = 2048
 PIECE_BATCH = 4096  # chunks turned into Python objects at a time when a document is rebuilt
@@ -141,6 +143,9 @@ class Store:
         self._db: Any = None
         self._table: Any = None
         self.warnings: list[str] = []
+        #: Rows from which a writer gives the table its vector index (vector_index.py).
+        self.vector_index_rows = vector_index.INDEX_ROWS
+        self._partitions: tuple[int, int | None] | None = None
 
     # -- opening ---------------------------------------------------------------------------
     def _connect(self) -> Any:
@@ -190,6 +195,7 @@ class Store:
             self._ensure_text_indexes()
             self._ensure_passage_keys()
             self._ensure_mention_columns()
+            self._ensure_vector_index()
         return self._table
 
     def _check_readable(self, table: Any) -> None:
@@ -273,6 +279,26 @@ class Store:
         warning, and search still works (on whatever keyword indexes it has).
         """
         self.warnings.extend(keyword_index.ensure_current(self._table, _retry))
+
+    def _ensure_vector_index(self) -> None:
+        """A writer's table past :attr:`vector_index_rows` rows gains its vector index (an
+        index from before it included); best-effort, as the keyword upgrade."""
+        self.warnings.extend(vector_index.ensure(self._table, self.vector_index_rows, _retry))
+
+    def vector_index_description(self) -> str:
+        """What searches the vectors: the index's type and how many rows it covers, or
+        "none (flat search)"."""
+        table = self.table()
+        config = None if table is None else vector_index.vector_index(table)
+        if table is None or config is None:
+            return "none (flat search)"
+        stats = table.index_stats(config.name)
+        if stats is None:
+            return str(config.index_type)
+        return (
+            f"{stats.index_type} ({stats.distance_type}) over {stats.num_indexed_rows:,} rows, "
+            f"{stats.num_unindexed_rows:,} rows not yet in it"
+        )
 
     def _ensure_passage_keys(self) -> None:
         """An index from before the passage keys gains the column, empty: its chunks are
@@ -467,6 +493,7 @@ class Store:
                 _retry(lambda: table.optimize(cleanup_older_than=VERSION_RETENTION))
             except Exception as exc:  # a racing writer: the next optimize catches up
                 log.warning("index optimisation skipped: %s", exc)
+        self.warnings.extend(vector_index.ensure(table, self.vector_index_rows, _retry))
         # A fresh connection lets go of what optimising left cached: without this, a long
         # sync's periodic optimisations kept about 60 MB more per 500 documents.
         self._table = None
@@ -476,6 +503,13 @@ class Store:
     def count_rows(self, where: str | None = None) -> int:
         table = self.table()
         return 0 if table is None else table.count_rows(where)
+
+    def any_row(self, where: str) -> bool:
+        """Whether some row matches ``where`` (the scan stops at the first)."""
+        table = self.table()
+        if table is None:
+            return False
+        return bool(table.search().where(where).select(["id"]).limit(1).to_arrow().num_rows)
 
     def rows(self, where: str | None, columns: list[str] | None) -> list[dict[str, Any]]:
         table = self.table()
@@ -518,31 +552,37 @@ class Store:
         return iter(query.limit(None).to_batches(batch_rows))
 
     def sources(self, where: str | None = None) -> dict[str, SourceInfo]:
-        """Every source with its metadata and chunk count."""
-        data = self.column_table(SOURCE_COLUMNS, where)
-        if data is None:
+        """Every source with its metadata and chunk count. The chunks are counted in Arrow
+        and only each source's chunk 0 becomes Python objects: at a million chunks, every
+        row's metadata as Python values took gigabytes."""
+        import pyarrow.compute as pc
+
+        data = self.column_table(["source", "chunk_index", "pages"], where)
+        if data is None or data.num_rows == 0:
             return {}
-        return source_infos({name: data.column(name).to_pylist() for name in SOURCE_COLUMNS})
+        counted = data.group_by("source").aggregate([("chunk_index", "count"), ("pages", "count")])
+        del data
+        names = counted.column("source").to_pylist()
+        count = dict(zip(names, counted.column("chunk_index_count").to_pylist(), strict=True))
+        has_pages = pc.greater(counted.column("pages_count"), 0).to_pylist()
+        paged = dict(zip(names, has_pages, strict=True))
+        first = "chunk_index = 0" if where is None else f"({where}) AND chunk_index = 0"
+        heads = self.column_table(SOURCE_COLUMNS, first)
+        infos = {} if heads is None else _infos(heads)
+        headless = [name for name in names if name not in infos]
+        if headless:  # a source without its chunk 0 (stored before a renumbering): its first row
+            rest = self.column_table(SOURCE_COLUMNS, _sources_in(headless))
+            infos.update({} if rest is None else _infos(rest))
+        return {
+            name: replace(info, chunk_count=count[name], paged=paged[name])
+            for name, info in infos.items()
+            if name in count
+        }
 
     def version(self) -> int | None:
         """The table's current version (changes with every commit), None without a table."""
         table = self.table()
         return None if table is None else table.version
-
-    def passage_keys(self) -> Iterator[str]:
-        """The passage key of every stored chunk that has one."""
-        table = self.table()
-        if table is None or "passage_key" not in table.schema.names:
-            return
-        for batch in self.column_batches(["passage_key"], LOOKUP_BATCH_ROWS):
-            yield from (key for key in batch.column(0).to_pylist() if key)
-
-    def holds_passage(self, key: str) -> bool:
-        """Whether a stored chunk has the passage key ``key``."""
-        table = self.table()
-        if table is None or "passage_key" not in table.schema.names:
-            return False
-        return bool(table.count_rows(f"passage_key = {sql_string(key)}"))
 
     def vectors_for(self, keys: Iterable[str]) -> dict[str, np.ndarray]:
         """The stored vector of each of ``keys`` (passage keys) the index holds."""
@@ -578,14 +618,26 @@ class Store:
         rows.sort(key=lambda r: (r["source"], r["chunk_index"]))
         return [StoredChunk(**r) for r in rows]
 
-    def vector_search(self, vector: Vector, limit: int, where: str | None) -> list[dict[str, Any]]:
+    def vector_search(
+        self, vector: Vector, limit: int, where: str | None, *, version: int | None = None
+    ) -> list[dict[str, Any]]:
+        """The ``limit`` nearest chunks among those ``where`` selects (a pre-filter), with
+        ``_distance``. ``version``: the table version the caller has just read, if it has."""
         table = self.table()
         if table is None:
             return []
         query = table.search(list(vector), vector_column_name="vector")
+        query = vector_index.tuned(query, self._index_partitions(table, version))
         if where:
             query = query.where(where, prefilter=True)
         return query.select([*CHUNK_COLUMNS, "_distance"]).limit(limit).to_arrow().to_pylist()
+
+    def _index_partitions(self, table: Any, version: int | None) -> int | None:
+        """:func:`vector_index.searched_partitions`, read once per table version."""
+        version = table.version if version is None else version
+        if self._partitions is None or self._partitions[0] != version:
+            self._partitions = (version, vector_index.searched_partitions(table))
+        return self._partitions[1]
 
     def keyword_columns(self) -> tuple[list[str], Callable[[str], str]]:
         """The keyword-indexed columns and the query analysis for them
@@ -621,30 +673,15 @@ class Store:
         if where:
             query = query.where(where, prefilter=True)
         wanted = [*(columns or CHUNK_COLUMNS), "_score"]
-        return _rows_in_one_hand_off(table, query.select(wanted).limit(limit))
+        return query.select(wanted).limit(limit).to_arrow().to_pylist()
 
 
-def _rows_in_one_hand_off(table: Any, query: Any) -> list[dict[str, Any]]:
-    """The rows of a LanceDB query. Its synchronous ``to_arrow`` hands every step (the plan,
-    then each batch and the end of the stream) to LanceDB's event-loop thread, ~0.3 ms a
-    hand-off here; collecting the async table's stream in one coroutine makes it one, which
-    took a keyword search of the XQuAD index from ~4.1 to ~2.5 ms. The public path is kept for
-    a LanceDB whose private names differ. (The public path's extra steps are for blob columns,
-    remote namespaces and legacy Tantivy indexes, none of which this table has.)"""
-    try:
-        import pyarrow as pa
-        from lancedb.background_loop import LOOP
+def _infos(data: pa.Table) -> dict[str, SourceInfo]:
+    return source_infos({name: data.column(name).to_pylist() for name in SOURCE_COLUMNS})
 
-        plan = query.to_query_object()
-        execute = table._table._execute_query
-    except (ImportError, AttributeError):
-        return query.to_arrow().to_pylist()
 
-    async def collect() -> Any:
-        stream = await execute(plan)
-        return pa.Table.from_batches([batch async for batch in stream], schema=stream.schema)
-
-    return LOOP.run(collect()).to_pylist()  # type: ignore[no-untyped-call]
+def _sources_in(sources: Iterable[str]) -> str:
+    return "source IN (" + ", ".join(sql_string(s) for s in sorted(sources)) + ")"
 
 
 def _sql_literal(value: Any) -> str:

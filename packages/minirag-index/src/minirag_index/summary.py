@@ -24,14 +24,13 @@ import json
 import logging
 import os
 import re
-from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from minirag_index.location import IndexLocation
 from minirag_index.model_spec import ModelSpec, model_from_metadata
-from minirag_index.schema import SOURCE_COLUMNS, SourceInfo, source_infos
+from minirag_index.schema import SourceInfo
 
 if TYPE_CHECKING:
     from minirag_index.store import Store
@@ -132,18 +131,21 @@ def write(store: Store) -> bool:
         before = version_key(folder)
         if table is None or before is None:
             return False
-        data = store.column_table(SOURCE_COLUMNS)
-        if data is None:
+        schemes = store.column_table(["scheme"])
+        if schemes is None:
             return False
+        counted = schemes.group_by("scheme").aggregate([("scheme", "count")])
+        sources = store.sources()  # counted in Arrow: Python values for chunk 0 rows only
         field = table.schema.field("vector")
         if version_key(folder) != before:
             return False  # another commit: this read may mix versions with the key
-        columns = {name: data.column(name).to_pylist() for name in SOURCE_COLUMNS}
+        schemes_seen = counted.column("scheme").to_pylist()
+        by_scheme = zip(schemes_seen, counted.column("scheme_count").to_pylist(), strict=True)
         summary = IndexSummary(
-            sources=source_infos(columns),
+            sources=sources,
             vector_dim=field.type.list_size,
             model=model_from_metadata(field.metadata),
-            chunks_by_scheme=dict(Counter(columns["scheme"])),
+            chunks_by_scheme=dict(by_scheme),
         )
         _write_atomically(folder / FILE_NAME, _to_json(summary, before))
     except Exception as exc:  # a read-only folder, a racing writer: readers use LanceDB
