@@ -1,4 +1,5 @@
-"""The memory settings every process that imports minirag_index gets (heap.py): glibc's
+"""The memory settings a process that calls tune_process_memory gets (heap.py; the server's entry
+point and its conversion workers do; importing the package alone sets nothing): glibc's
 per-thread heaps capped (each thread would otherwise keep a heap of its own, sized by the largest
 work it ever did), glibc's bar for a mapping of one's own held, Arrow on glibc's allocator; each
 left as the user set it."""
@@ -33,6 +34,7 @@ alive.wait()
 """
 
 
+TUNED = "import minirag_index; minirag_index.tune_process_memory()"
 SWITCHES = ("MALLOC_ARENA_MAX", "MALLOC_MMAP_THRESHOLD_", "ARROW_DEFAULT_MEMORY_POOL")
 
 
@@ -53,13 +55,13 @@ def heap_arenas(imports: str, **env: str) -> int:
     return sum(line.startswith("Arena ") for line in done.stderr.splitlines())
 
 
-def test_threads_share_two_heaps_once_the_index_is_imported() -> None:
+def test_threads_share_two_heaps_once_the_process_is_tuned() -> None:
     assert heap_arenas("") > THREADS, "without the cap each thread takes a heap of its own"
-    assert heap_arenas("import minirag_index") == 2
+    assert heap_arenas(TUNED) == 2
 
 
 def test_a_limit_the_user_set_is_kept() -> None:
-    assert heap_arenas("import minirag_index", MALLOC_ARENA_MAX="4") == 4
+    assert heap_arenas(TUNED, MALLOC_ARENA_MAX="4") == 4
 
 
 # A 4 MiB block freed, then a 1 MiB one kept: glibc's count of the bytes it holds in mappings of
@@ -87,11 +89,11 @@ def mapped_for_the_kept_block(imports: str, **env: str) -> int:
 def test_a_large_block_keeps_a_mapping_of_its_own_after_a_bigger_one_is_freed() -> None:
     """Freed whole, such a block leaves no hole in a heap (heap.py)."""
     assert mapped_for_the_kept_block("") == 0, "unheld, glibc's bar rose to 4 MiB"
-    assert mapped_for_the_kept_block("import minirag_index") >= 1 << 20
+    assert mapped_for_the_kept_block(TUNED) >= 1 << 20
 
 
 def test_a_threshold_the_user_set_is_kept() -> None:
-    kept = mapped_for_the_kept_block("import minirag_index", MALLOC_MMAP_THRESHOLD_="8388608")
+    kept = mapped_for_the_kept_block(TUNED, MALLOC_MMAP_THRESHOLD_="8388608")
     assert kept == 0
 
 
@@ -103,10 +105,10 @@ def arrow_pool(imports: str, **env: str) -> str:
 def test_arrow_allocates_from_the_heaps_the_trim_reaches() -> None:
     """Its own allocator kept 107 MiB of a long sync's freed tables resident (heap.py)."""
     assert arrow_pool("") != "system", "the wheel's default is its own allocator"
-    assert arrow_pool("import minirag_index") == "system"
-    assert arrow_pool("import pyarrow\nimport minirag_index") == "system"
+    assert arrow_pool(TUNED) == "system"
+    assert arrow_pool("import pyarrow\n" + TUNED) == "system"
 
 
 def test_an_arrow_allocator_the_user_chose_is_kept() -> None:
-    chosen = arrow_pool("import minirag_index", ARROW_DEFAULT_MEMORY_POOL="jemalloc")
+    chosen = arrow_pool(TUNED, ARROW_DEFAULT_MEMORY_POOL="jemalloc")
     assert chosen == "jemalloc"
