@@ -5,6 +5,7 @@ and it embeds and stores them; ask it a question and it fuses vector and keyword
 """
 
 from minirag_index.embedder import Embedder, ModelLoadError
+from minirag_index.errors import StoreUnavailableError
 from minirag_index.heap import arrow_on_system_allocator, fix_mmap_threshold, limit_heap_arenas
 from minirag_index.index import (
     DEFAULT_NEIGHBORS,
@@ -63,6 +64,7 @@ __all__ = [
     "SourceDoc",
     "SourceHits",
     "SourceInfo",
+    "StoreUnavailableError",
     "StoredChunk",
     "clamp_top_k",
     "in_scope",

@@ -534,6 +534,8 @@ class StatusResult(Result):
     ocr: str | None = omitted()
     ocr_hint: str | None = omitted()
     watch: WatchOut | None = omitted()
+    # The store holding the index could not be reached (documents and chunks are then absent).
+    store_error: str | None = omitted()
     errors: list[str] | None = omitted()
 
 

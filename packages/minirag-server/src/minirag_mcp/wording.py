@@ -94,6 +94,7 @@ def cli_wording(**positional: str) -> Wording:
 def error_message(exc: BaseException) -> str:
     """The message a user sees for a failed call. Our own exceptions are worded for the user;
     a foreign one is shown with its type, which is often the only clue."""
+    from minirag_index.errors import brief, looks_like_store_error
     from minirag_ingest.names import safe_text
 
     try:
@@ -101,6 +102,8 @@ def error_message(exc: BaseException) -> str:
     except Exception:  # an exception whose message itself fails
         text = ""
     ours = type(exc).__module__.startswith("minirag_")
+    if not ours and looks_like_store_error(exc):  # one line, never the Rust debug dump
+        return safe_text(f"the index store could not be reached: {brief(exc)}")
     if (ours or isinstance(exc, ValueError | OSError | RuntimeError)) and text:
         return safe_text(text)
     # Valid UTF-8 whatever the exception holds (a file name that is not, for one).
