@@ -65,6 +65,8 @@ class TcpRelay:
     def close(self) -> None:
         self.cut()
         with contextlib.suppress(OSError):
+            self._listener.shutdown(socket.SHUT_RDWR)  # wakes the thread waiting in accept()
+        with contextlib.suppress(OSError):
             self._listener.close()
         self._thread.join(timeout=5)
 
