@@ -63,7 +63,9 @@ def make_pipeline(
     settings: IndexSettings, embedder: Embedder, docs: Path
 ) -> Callable[[], Pipeline]:
     """A new writer process's pipeline: its own index, nothing of the store cached."""
-    return lambda: Pipeline(MiniragIndex(settings, embedder=embedder), Roots([docs]), load_settings())
+    return lambda: Pipeline(
+        MiniragIndex(settings, embedder=embedder), Roots([docs]), load_settings()
+    )
 
 
 def write_docs(root: Path, docs: dict[str, str]) -> None:

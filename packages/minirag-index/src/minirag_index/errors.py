@@ -38,7 +38,7 @@ _RETRY = re.compile(
 )
 _INNER = re.compile(r"(?:hyper::Error|ErrorKind::|kind: )\(?(?P<kind>[A-Za-z]+)")
 _NOISE = (
-    re.compile(r",?\s*/rustc/\S+"),  # source positions of the Rust standard library
+    re.compile(r",?\s*/\S+\.rs:\d+(?::\d+)?"),  # source positions in Rust files
     re.compile(r",?\s*location: Location \{.*"),
     re.compile(r"\s*\(?backtrace: .*"),
 )
