@@ -96,4 +96,5 @@ class StoreUnavailableError(RuntimeError):
         self.store = str(store)
         self.cause = brief(cause)
         log.debug("the index store %s could not be read: %s", self.store, cause)
-        super().__init__(f"the index store {self.store} could not be reached: {self.cause}")
+        verb = "reached" if "://" in self.store else "read"  # an object store, or a folder
+        super().__init__(f"the index store {self.store} could not be {verb}: {self.cause}")
