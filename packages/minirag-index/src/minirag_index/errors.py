@@ -83,7 +83,10 @@ def looks_like_store_error(exc: BaseException) -> bool:
     module = type(exc).__module__
     if module.startswith("obstore"):
         return True
-    text = str(exc).lower()
+    try:
+        text = str(exc).lower()
+    except Exception:  # an exception whose message itself fails is not the store's
+        return False
     return any(word in text for word in _STORE_WORDS)
 
 
