@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from minirag_index.location import IndexLocation
+from minirag_index.location import RETRY_OPTIONS, IndexLocation
 from minirag_index.settings import ConfigError, IndexSettings
 
 SECRET = "very-secret-key-4f3e2d1c"
@@ -42,6 +42,7 @@ def test_s3_gets_the_aws_variables_and_a_loopback_endpoint_may_be_http() -> None
         "aws_region": "eu-west-1",
         "aws_endpoint": "http://127.0.0.1:9000",
         "allow_http": "true",
+        **RETRY_OPTIONS,  # a store that stops answering is given up on in bounded time
     }
     assert access.read_consistency == timedelta(seconds=5)  # an object store's default
     assert SECRET not in repr(access) and SECRET not in repr(settings(DB_PATH="s3://b"))

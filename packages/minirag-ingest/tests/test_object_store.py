@@ -319,9 +319,10 @@ def test_of_two_syncs_taking_over_one_expired_lease_only_one_wins(
 
     options = IndexSettings(DB_PATH=index_uri, **s3_server.index_settings()).store_access()
     objects = SideObjects(IndexLocation.parse(index_uri), options.storage_options)
-    dead = LeaseNote("gone-host", 4242, time.time() - 600, time.time() - 300, 60.0)
+    dead = LeaseNote("gone-host", 4242, time.time() - 600, time.time() - 300, 1.0)
     dead_etag = objects.create(LEASE_NAME, dead.to_bytes())
     assert dead_etag is not None
+    time.sleep(2.5)  # past its term by the store's clock (Last-Modified: to the second)
     takers = [SyncLease(objects, 60.0) for _ in range(2)]
     outcomes: list[object] = [None, None]
     ready = threading.Barrier(2)

@@ -5,6 +5,7 @@ and it embeds and stores them; ask it a question and it fuses vector and keyword
 """
 
 from minirag_index.embedder import Embedder, ModelLoadError
+from minirag_index.errors import StoreUnavailableError
 from minirag_index.heap import tune_process_memory
 from minirag_index.index import (
     DEFAULT_NEIGHBORS,
@@ -52,6 +53,7 @@ __all__ = [
     "SourceDoc",
     "SourceHits",
     "SourceInfo",
+    "StoreUnavailableError",
     "StoredChunk",
     "clamp_top_k",
     "in_scope",

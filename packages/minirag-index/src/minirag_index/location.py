@@ -26,12 +26,16 @@ from urllib.parse import urlsplit
 from pydantic import GetCoreSchemaHandler
 from pydantic_core import core_schema
 
-__all__ = ["IndexLocation", "StoreAccess", "StoreKind", "store_access"]
+__all__ = ["RETRY_OPTIONS", "IndexLocation", "StoreAccess", "StoreKind", "store_access"]
 
 StoreKind = Literal["local", "s3", "gs", "az"]
 _SCHEMES: dict[str, StoreKind] = {"s3": "s3", "gs": "gs", "az": "az"}
 #: How stale an object-store reader's view may be, by default (a local folder is always fresh).
 DEFAULT_OBJECT_STORE_CONSISTENCY = 5.0
+#: LanceDB's own options for how long a request to an endpoint that fails is retried: retries
+#: stop 30 s after the first try (LanceDB's default is 180 s, so a store that stopped answering
+#: kept each read waiting minutes before saying so). obstore takes these as its retry config.
+RETRY_OPTIONS = {"client_retry_timeout": "30"}
 
 
 @dataclass(frozen=True)
@@ -149,7 +153,7 @@ def s3_options(
                 )
             options["allow_http"] = "true"
         options["aws_endpoint"] = endpoint_url.rstrip("/")
-    return {k: v for k, v in options.items() if v}
+    return {**RETRY_OPTIONS, **{k: v for k, v in options.items() if v}}
 
 
 def store_access(

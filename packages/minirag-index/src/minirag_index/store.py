@@ -27,6 +27,7 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from minirag_index import keyword_index, mention_columns, vector_index
+from minirag_index.errors import StoreUnavailableError
 from minirag_index.location import IndexLocation, StoreAccess
 from minirag_index.model_spec import (
     ModelSpec,
@@ -178,15 +179,19 @@ class Store:
         folder = self.location.local
         if folder is not None and not folder.is_dir():
             return False
-        try:
+        try:  # an error here says nothing about the content: never read it as "no table"
             return TABLE in self._connect().list_tables().tables
-        except Exception:
-            return False
+        except Exception as exc:
+            raise StoreUnavailableError(self.location, exc) from exc
 
     def table(self) -> Any | None:
-        """The table, or None when nothing was ever indexed here."""
+        """The table, or None when nothing was ever indexed here (StoreUnavailableError when
+        the store could not be read)."""
         if self._table is None and self.exists():
-            table = self._connect().open_table(TABLE)
+            try:
+                table = self._connect().open_table(TABLE)
+            except Exception as exc:
+                raise StoreUnavailableError(self.location, exc) from exc
             if self.read_only:
                 self._check_readable(table)
                 self._table = table

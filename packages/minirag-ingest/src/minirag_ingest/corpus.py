@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from minirag_index.errors import StoreUnavailableError, looks_like_store_error
 from minirag_ingest.file_state import FileState, file_state, unscanned_image
 from minirag_ingest.names import to_id
 from minirag_ingest.roots import in_scope
@@ -58,6 +59,8 @@ class CorpusReport:
     unsigned: int = 0  # sources without a look-alike signature
     unpaged: int = 0  # PDFs indexed before page numbers
     errors: list[str] = field(default_factory=list)
+    # The store holding the index could not be reached: the counts above say nothing then.
+    store_error: str | None = None
 
 
 def installed_ocr() -> str | None:
@@ -157,7 +160,12 @@ class Corpus:
             report.unsigned = sum(1 for info in infos.values() if info.signature is None)
             report.unpaged = sum(1 for info in infos.values() if lacks_pages(info))
         except Exception as exc:  # reported, never raised: status must always answer
-            report.errors.append(f"the index at {self.index.db_path} could not be read: {exc}")
+            if looks_like_store_error(exc):  # an outage, never "0 documents"
+                outage = exc if isinstance(exc, StoreUnavailableError) else None
+                report.store_error = str(outage or StoreUnavailableError(self.index.db_path, exc))
+                report.errors.append(report.store_error)
+            else:
+                report.errors.append(f"the index at {self.index.db_path} could not be read: {exc}")
         return report
 
     def _read_ignore_files(self, report: CorpusReport) -> None:

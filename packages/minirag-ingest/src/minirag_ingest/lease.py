@@ -9,8 +9,12 @@ term from a background thread and deletes it when the sync ends.
 A holder that dies without releasing (killed, the machine lost) leaves a lease that nobody
 renews. Once it is older than its term (SYNC_LEASE_SECONDS, 60 s by default) the next sync
 takes it over - with a write conditional on the ETag it read (``If-Match``), so of two syncs
-taking over the same dead lease only one wins. Ages are judged by the clocks of the machines
-involved, which should be roughly in step (NTP): a term of a minute tolerates seconds of skew.
+taking over the same dead lease only one wins. A lease's age is judged by the store's clock
+where it gives one (the object's Last-Modified: when its holder last renewed it), not by the
+times in the JSON, which come from the holder's clock: a holder whose clock runs an hour ahead
+neither blocks other syncs for that hour nor reads as "running for 0 s" (the skew is logged).
+Only this machine's clock is then compared with the store's, and it should be roughly in step
+(NTP): a term of a minute tolerates seconds of skew.
 
 The lease only keeps two syncs from doing the same work twice; every commit to the table is
 still atomic (LanceDB's own conditional commits), so a lease lost to a takeover costs work,
@@ -29,13 +33,16 @@ from dataclasses import asdict, dataclass, replace
 from typing import Self
 
 from minirag_ingest.lock import IndexLock, SyncLocked, format_duration
-from minirag_ingest.object_store import SideObjects
+from minirag_ingest.object_store import SideObjects, Stored
 
 log = logging.getLogger(__name__)
 
 LEASE_NAME = ".sync-lease.json"
 DEFAULT_LEASE_SECONDS = 60.0
 _TAKE_ATTEMPTS = 3
+# A holder's clock this far from the store's is named in the log (Last-Modified has a resolution
+# of one second, and a renewal takes a request's time to land).
+SKEW_NOTED = 5.0
 
 
 @dataclass(frozen=True)
@@ -68,6 +75,15 @@ class LeaseNote:
 
     def expired(self, now: float) -> bool:
         return now >= self.renewed + self.seconds
+
+    def by_store_clock(self, modified: float | None) -> tuple[LeaseNote, float]:
+        """The note with its times moved to the store's clock, and how far the holder's clock
+        was ahead of it (seconds, negative when behind): the object was last written (renewed)
+        at ``modified``, the store's Last-Modified. Unchanged without one."""
+        if modified is None:
+            return self, 0.0
+        skew = self.renewed - modified
+        return replace(self, started=self.started - skew, renewed=modified), skew
 
 
 class SyncLease(IndexLock):
@@ -105,7 +121,7 @@ class SyncLease(IndexLock):
             current = self.objects.read(LEASE_NAME)
             if current is None:
                 continue  # released between the two calls: try creating it again
-            holder = LeaseNote.from_bytes(current.data)
+            holder = self._holder(current)
             if holder is not None and not holder.expired(time.time()):
                 break
             etag = self.objects.replace(LEASE_NAME, note.to_bytes(), current.etag)
@@ -116,6 +132,24 @@ class SyncLease(IndexLock):
         if holder is None:
             raise SyncLocked(self.where, None, None)
         raise SyncLocked(self.where, holder.pid, holder.started, host=holder.host)
+
+    def _holder(self, current: Stored) -> LeaseNote | None:
+        """The lease read, judged by the store's clock; a holder's clock far off is logged."""
+        written = LeaseNote.from_bytes(current.data)
+        if written is None:
+            return None
+        holder, skew = written.by_store_clock(current.modified)
+        if abs(skew) > SKEW_NOTED:
+            log.warning(
+                "the sync lease at %s was written by a clock %s %s the store's (PID %s on %s); "
+                "its age is judged by the store's clock",
+                self.where,
+                format_duration(abs(skew)),
+                "ahead of" if skew > 0 else "behind",
+                written.pid,
+                written.host,
+            )
+        return holder
 
     def _log_takeover(self, holder: LeaseNote | None) -> None:
         if holder is None:

@@ -11,13 +11,19 @@ the object is absent (``If-None-Match: *``), :meth:`replace` only while it is th
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 
-from minirag_index.location import IndexLocation
+from minirag_index.errors import StoreUnavailableError
+from minirag_index.location import RETRY_OPTIONS, IndexLocation
 
 EXTRA = "minirag-ingest[s3]"
+# An endpoint that does not answer is given up on after this (object_store's own defaults, 10
+# retries within 3 minutes, kept a sync waiting for minutes on a store that was down); the same
+# bound as LanceDB's (location.RETRY_OPTIONS, which obstore does not take as options).
+RETRIES = {"max_retries": 3, "retry_timeout": timedelta(seconds=30)}
 
 
 def _obstore() -> Any:
@@ -40,6 +46,7 @@ class Stored:
 
     data: bytes
     etag: str
+    modified: float | None = None  # Last-Modified by the store's clock (epoch seconds)
 
 
 class SideObjects:
@@ -50,31 +57,52 @@ class SideObjects:
             raise ValueError("SideObjects is for an index on object storage")
         self.location = location
         obstore = _obstore()
-        options = dict(storage_options)
+        options = {k: v for k, v in storage_options.items() if k not in RETRY_OPTIONS}
         client = {"allow_http": True} if options.pop("allow_http", "") == "true" else {}
         self._obstore = obstore
         self._store = obstore.store.from_url(
-            location.address, config=options or None, client_options=client or None
+            location.address,
+            config=options or None,
+            client_options=client or None,
+            retry_config=RETRIES,
         )
+
+    @contextlib.contextmanager
+    def _reaching(self) -> Iterator[None]:
+        """Any other error of the store is an outage: one line naming it (see errors.py)."""
+        from obstore.exceptions import AlreadyExistsError, BaseError, PreconditionError
+
+        try:
+            yield
+        except (AlreadyExistsError, PreconditionError):
+            raise  # answers about the object, which the callers handle
+        except BaseError as exc:
+            raise StoreUnavailableError(self.location, exc) from None
 
     def read(self, name: str) -> Stored | None:
         """The object, or None when there is none."""
         try:
-            result = self._obstore.get(self._store, name)
+            with self._reaching():
+                result = self._obstore.get(self._store, name)
+                data = bytes(result.bytes())
         except FileNotFoundError:
             return None
-        return Stored(bytes(result.bytes()), str(result.meta["e_tag"]))
+        modified = result.meta.get("last_modified")
+        when = modified.timestamp() if modified is not None else None
+        return Stored(data, str(result.meta["e_tag"]), when)
 
     def write(self, name: str, data: bytes) -> None:
         """Write unconditionally (for objects only the lease holder writes)."""
-        self._obstore.put(self._store, name, data)
+        with self._reaching():
+            self._obstore.put(self._store, name, data)
 
     def create(self, name: str, data: bytes) -> str | None:
         """Write only if ``name`` does not exist; its ETag, or None when it already did."""
         from obstore.exceptions import AlreadyExistsError, PreconditionError
 
         try:
-            result = self._obstore.put(self._store, name, data, mode="create")
+            with self._reaching():
+                result = self._obstore.put(self._store, name, data, mode="create")
         except (AlreadyExistsError, PreconditionError):
             return None
         return str(result["e_tag"])
@@ -85,11 +113,12 @@ class SideObjects:
         from obstore.exceptions import PreconditionError
 
         try:
-            result = self._obstore.put(self._store, name, data, mode={"e_tag": etag})
+            with self._reaching():
+                result = self._obstore.put(self._store, name, data, mode={"e_tag": etag})
         except (PreconditionError, FileNotFoundError):
             return None
         return str(result["e_tag"])
 
     def delete(self, name: str) -> None:
-        with contextlib.suppress(FileNotFoundError):
+        with contextlib.suppress(FileNotFoundError), self._reaching():
             self._obstore.delete(self._store, name)

@@ -178,5 +178,9 @@ def _convert_limits(pipeline: Pipeline) -> str:
 
 
 def describe(exc: BaseException) -> str:
+    from minirag_index.errors import brief, looks_like_store_error
+
+    if looks_like_store_error(exc):  # one line, never the object store's debug dump
+        return f"{type(exc).__name__}: {brief(exc)}"[:300]
     message = " ".join(str(exc).split()) or type(exc).__name__
     return f"{type(exc).__name__}: {message}"[:300]

@@ -10,7 +10,8 @@ from concurrent import futures
 from concurrent.futures import Future
 from typing import TYPE_CHECKING
 
-from minirag_index import IndexMismatchError, ModelLoadError
+from minirag_index import IndexMismatchError, ModelLoadError, StoreUnavailableError
+from minirag_index.errors import looks_like_store_error
 from minirag_ingest.convert_pool import PoolStopped
 from minirag_ingest.errors import ConversionError
 from minirag_ingest.no_text import NoText
@@ -205,9 +206,11 @@ class Reading(SyncPass):
         try:
             stored = len(self.pipeline.store([prepared for _, prepared in batch], embedded))
             self.count_pictures(prepared for _, prepared in batch)
-        except (IndexMismatchError, ModelLoadError):
+        except (IndexMismatchError, ModelLoadError, StoreUnavailableError):
             raise
         except Exception as exc:
+            if looks_like_store_error(exc):  # the store went away: stop, never file by file
+                raise StoreUnavailableError(self.index.location, exc) from exc
             log.warning("storing a batch failed (%s); storing its documents one by one", exc)
             stored = 0
             for item, prepared in batch:

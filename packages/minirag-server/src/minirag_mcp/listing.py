@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from minirag_index.errors import StoreUnavailableError
 from minirag_ingest.corpus import installed_ocr, scanned_extensions
 from minirag_ingest.labels import filtering
 from minirag_ingest.names import to_id
@@ -90,12 +91,14 @@ def status(ctx: AppContext) -> StatusResult:
     }
     try:
         fields.update(_index_model_status(ctx))
+    except StoreUnavailableError:  # the corpus report below names the outage, once
+        pass
     except Exception as exc:  # reported, never raised: status must always answer
         errors.append(f"the index's embedding model could not be checked: {exc}")
     errors.extend(place_problems(config, every_missing_root=True))
     report = ctx.corpus.report()
     errors.extend(report.errors)
-    if config.read_only:
+    if config.read_only and report.store_error is None:
         errors.extend(_read_only_notes(ctx))
     stale = report.stale_chunk_count
     fields.update(
@@ -124,6 +127,9 @@ def status(ctx: AppContext) -> StatusResult:
     watcher = ctx.watcher
     fields["watch"] = WatchOut.of(None if watcher is None else watcher.status())
     fields["errors"] = errors or None
+    if report.store_error is not None:  # the counts say nothing: never "0 documents"
+        fields.update(documents=None, chunks=None, stale_chunk_count=None)
+        fields["store_error"] = report.store_error
     return StatusResult(**fields)
 
 

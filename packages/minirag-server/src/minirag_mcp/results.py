@@ -549,6 +549,8 @@ class StatusResult(Result):
     ocr_hint: str | None = omitted()
     pictures: str | None = omitted()  # whether text in embedded pictures is read, and by what
     watch: WatchOut | None = omitted()
+    # The store holding the index could not be reached (documents and chunks are then absent).
+    store_error: str | None = omitted()
     errors: list[str] | None = omitted()
 
 

@@ -158,7 +158,8 @@ def call(operation: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         raise
     except Exception as exc:
         log.debug("tool call failed", exc_info=True)
-        raise ToolError(error_message(exc)) from exc
+        store = getattr(getattr(args[0], "config", None), "db_path", None) if args else None
+        raise ToolError(error_message(exc, store)) from exc
 
 
 # -- the tools -------------------------------------------------------------------------------

@@ -91,9 +91,11 @@ def cli_wording(**positional: str) -> Wording:
     return Wording(args={**CLI_FLAGS, **positional}, tools=CLI_COMMANDS)
 
 
-def error_message(exc: BaseException) -> str:
+def error_message(exc: BaseException, store: object | None = None) -> str:
     """The message a user sees for a failed call. Our own exceptions are worded for the user;
-    a foreign one is shown with its type, which is often the only clue."""
+    a foreign one is shown with its type, which is often the only clue. An error of the object
+    store is one line naming ``store`` (the index location), never its debug dump."""
+    from minirag_index.errors import brief, looks_like_store_error
     from minirag_ingest.names import safe_text
 
     try:
@@ -101,6 +103,9 @@ def error_message(exc: BaseException) -> str:
     except Exception:  # an exception whose message itself fails
         text = ""
     ours = type(exc).__module__.startswith("minirag_")
+    if not ours and looks_like_store_error(exc):  # one line, never the Rust debug dump
+        where = f" {store}" if store else ""
+        return safe_text(f"the index store{where} could not be reached: {brief(exc)}")
     if (ours or isinstance(exc, ValueError | OSError | RuntimeError)) and text:
         return safe_text(text)
     # Valid UTF-8 whatever the exception holds (a file name that is not, for one).
