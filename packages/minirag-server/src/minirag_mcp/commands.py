@@ -9,6 +9,7 @@ from :data:`COMMANDS`. Running one, its exit status and its JSON errors live in
 (No ``from __future__ import annotations`` here: cyclopts reads the annotations at run time.)
 """
 
+import logging
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -392,17 +393,29 @@ def main(args: Sequence[str]) -> int:
     return result if isinstance(result, int) else EXIT_OK
 
 
+DEBUG_SWITCH = "MINIRAG_DEBUG"  # 1: our packages' debug lines too (an object store's full error)
+
+
+class _LevelPrefix(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        prefix = "warn" if record.levelno >= logging.WARNING else record.levelname.lower()
+        return f"{prefix}: {record.getMessage()}"
+
+
 def show_library_warnings() -> None:
     """Warnings logged by our packages (a file whose characters could not be decoded...)
-    reach stderr as ``warn:`` lines, like the command's own."""
-    import logging
-
+    reach stderr as ``warn:`` lines, like the command's own; with MINIRAG_DEBUG=1 their debug
+    lines as well, as ``debug:`` lines (the whole text of an error shown in one line)."""
     root = logging.getLogger()
     if not root.handlers:
         handler = logging.StreamHandler(sys.stderr)
-        handler.setFormatter(logging.Formatter("warn: %(message)s"))
+        handler.setFormatter(_LevelPrefix())
         handler.setLevel(logging.WARNING)
         root.addHandler(handler)
+        if os.environ.get(DEBUG_SWITCH) == "1":
+            handler.setLevel(logging.DEBUG)
+            for package in ("minirag_index", "minirag_ingest", "minirag_mcp"):
+                logging.getLogger(package).setLevel(logging.DEBUG)
 
 
 def cyclopts_message(args: Sequence[str], exc: CycloptsError) -> str:
