@@ -179,6 +179,68 @@ def _offline() -> bool:
     return os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in {"1", "true", "yes", "on"}
 
 
+# Before fastembed downloads a model it is not holding, the hub is asked once, this long at
+# most: where it cannot be reached, fastembed's own retries took 45-60 s to give up.
+HUB_PROBE_SECONDS = 3.0
+
+
+def _hub_source(model_name: str) -> tuple[str, bool] | None:
+    """The Hugging Face repository fastembed downloads ``model_name`` from, and whether it has
+    another source (a URL) to fall back on; None when it has no repository there."""
+    from fastembed import TextEmbedding
+
+    for described in TextEmbedding.list_supported_models():
+        if described["model"] == model_name:
+            sources = described.get("sources") or {}
+            repo = sources.get("hf")
+            return (str(repo), bool(sources.get("url"))) if repo else None
+    return None
+
+
+def hub_unreachable(repo: str, timeout: float = HUB_PROBE_SECONDS) -> str | None:
+    """Why the model hub (HF_ENDPOINT, huggingface.co by default) cannot be reached, or None
+    when it answers at all (any HTTP status). One request, ``timeout`` seconds at most."""
+    import urllib.error
+    import urllib.request
+
+    from huggingface_hub import constants
+
+    url = f"{constants.ENDPOINT.rstrip('/')}/api/models/{repo}"
+    request = urllib.request.Request(url, method="HEAD", headers={"User-Agent": "minirag"})
+    try:
+        with urllib.request.urlopen(request, timeout=timeout):
+            return None
+    except urllib.error.HTTPError:
+        return None  # it answered
+    except (urllib.error.URLError, OSError, ValueError) as exc:
+        reason = getattr(exc, "reason", None) or exc
+        return f"{constants.ENDPOINT} did not answer within {timeout:g} s ({reason})"
+
+
+def _fastembed_model(model_name: str, cache_dir: Path) -> Any:
+    """fastembed's model, downloaded once; where the hub cannot be reached, only a copy
+    already in ``cache_dir`` is tried, so the failure comes in seconds."""
+    from fastembed import TextEmbedding
+
+    local_only = _offline()
+    unreachable = None
+    source = None if local_only else _hub_source(model_name)
+    if source is not None and not source[1]:
+        unreachable = hub_unreachable(source[0])
+        local_only = unreachable is not None
+    try:
+        with configured_sessions(cache_dir=cache_dir):
+            return TextEmbedding(
+                model_name, cache_dir=str(cache_dir), local_files_only=local_only, threads=1
+            )
+    except Exception as exc:
+        if unreachable is None:
+            raise
+        raise _load_failure(
+            model_name, cache_dir, f"it is not in the cache and the download failed: {unreachable}"
+        ) from exc
+
+
 class Embedder:
     """Embeds passages and queries; loads the model on first use, thread-safe."""
 
@@ -275,20 +337,12 @@ class Embedder:
                 self._dim = _local_model_dim(folder)
                 options, model_file = folder_session(folder / MODEL_FILE, self.cache_dir, 1)
                 return FolderEncoder.load(folder, options, model_file)
-            from fastembed import TextEmbedding
-
             _quiet_fastembed_logging()
             known = _fastembed_dims()
             if self.model_name not in known:
                 raise ValueError(_NOT_A_MODEL)
             self._dim = int(known[self.model_name])
-            with configured_sessions(cache_dir=self.cache_dir):
-                return TextEmbedding(
-                    self.model_name,
-                    cache_dir=str(self.cache_dir),
-                    local_files_only=_offline(),
-                    threads=1,
-                )
+            return _fastembed_model(self.model_name, self.cache_dir)
         except ModelLoadError:
             raise
         except Exception as exc:  # fastembed raises many kinds; all mean the same to a user
