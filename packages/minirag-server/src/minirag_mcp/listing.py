@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import re
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from minirag_ingest.corpus import installed_ocr, scanned_extensions
@@ -44,6 +45,20 @@ _URL_LIKE = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*://")
 def ocr_engine() -> str | None:
     """The OCR plug-in this install offers (no engine built), or None."""
     return installed_ocr()
+
+
+def ocr_model_state(cache_dir: Path) -> str | None:
+    """Whether the OCR plug-in's recognition model is bundled, cached or downloads on first
+    use (a plug-in that does not say: None). Nothing is fetched."""
+    from minirag_ingest.plugins import OCR, find
+
+    state = getattr(find(OCR).plugin, "model_state", None)
+    if state is None:
+        return None
+    try:
+        return str(state(Path(cache_dir)))
+    except Exception:  # a bad RAG_OCR_LANG: the engine's own error reports it
+        return None
 
 
 def scan_extensions() -> frozenset[str]:
@@ -121,6 +136,7 @@ def status(ctx: AppContext) -> StatusResult:
     from minirag_ingest.ocr import ocr_missing
 
     fields["ocr"] = ocr_engine() or "unavailable"
+    fields["ocr_model"] = ocr_model_state(config.index.CACHE_DIR)
     fields["ocr_hint"] = ocr_missing()
     watcher = ctx.watcher
     fields["watch"] = WatchOut.of(None if watcher is None else watcher.status())
