@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from minirag_index.folder_encoder import MODEL_FILE, FolderEncoder
 from minirag_index.heap import release_freed_memory
+from minirag_index.hub import hub_source, hub_unreachable
 from minirag_index.model_spec import ModelDescriptionError, ModelSpec, folder_dim, folder_spec
 from minirag_index.onnx_options import configured_sessions, folder_session
 from minirag_index.packaged import packaged_model
@@ -179,44 +180,6 @@ def _offline() -> bool:
     return os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in {"1", "true", "yes", "on"}
 
 
-# Before fastembed downloads a model it is not holding, the hub is asked once, this long at
-# most: where it cannot be reached, fastembed's own retries took 45-60 s to give up.
-HUB_PROBE_SECONDS = 3.0
-
-
-def _hub_source(model_name: str) -> tuple[str, bool] | None:
-    """The Hugging Face repository fastembed downloads ``model_name`` from, and whether it has
-    another source (a URL) to fall back on; None when it has no repository there."""
-    from fastembed import TextEmbedding
-
-    for described in TextEmbedding.list_supported_models():
-        if described["model"] == model_name:
-            sources = described.get("sources") or {}
-            repo = sources.get("hf")
-            return (str(repo), bool(sources.get("url"))) if repo else None
-    return None
-
-
-def hub_unreachable(repo: str, timeout: float = HUB_PROBE_SECONDS) -> str | None:
-    """Why the model hub (HF_ENDPOINT, huggingface.co by default) cannot be reached, or None
-    when it answers at all (any HTTP status). One request, ``timeout`` seconds at most."""
-    import urllib.error
-    import urllib.request
-
-    from huggingface_hub import constants
-
-    url = f"{constants.ENDPOINT.rstrip('/')}/api/models/{repo}"
-    request = urllib.request.Request(url, method="HEAD", headers={"User-Agent": "minirag"})
-    try:
-        with urllib.request.urlopen(request, timeout=timeout):
-            return None
-    except urllib.error.HTTPError:
-        return None  # it answered
-    except (urllib.error.URLError, OSError, ValueError) as exc:
-        reason = getattr(exc, "reason", None) or exc
-        return f"{constants.ENDPOINT} did not answer within {timeout:g} s ({reason})"
-
-
 def _fastembed_model(model_name: str, cache_dir: Path) -> Any:
     """fastembed's model, downloaded once; where the hub cannot be reached, only a copy
     already in ``cache_dir`` is tried, so the failure comes in seconds."""
@@ -224,7 +187,7 @@ def _fastembed_model(model_name: str, cache_dir: Path) -> Any:
 
     local_only = _offline()
     unreachable = None
-    source = None if local_only else _hub_source(model_name)
+    source = None if local_only else hub_source(model_name)
     if source is not None and not source[1]:
         unreachable = hub_unreachable(source[0])
         local_only = unreachable is not None

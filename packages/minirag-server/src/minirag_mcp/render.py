@@ -164,8 +164,12 @@ _STATUS_PROBLEMS = ("errors", "modelError", "modelMismatch", "schemeWarning", "i
 
 def status_problem_lines(result: StatusResult) -> list[str]:
     """Everything wrong that status carries, errors before warnings, one line each."""
-    errors = [f"configuration error: {result.config_error}"] if result.config_error else []
-    errors += [*(result.errors or []), result.model_error, result.model_mismatch]
+    errors: list[str | None] = [
+        f"configuration error: {result.config_error}" if result.config_error else None,
+        *(result.errors or []),
+        result.model_error,
+        result.model_mismatch,
+    ]
     if result.labels is not None and result.labels.error:
         errors.append(f"labels: {result.labels.error}")
     warnings = [result.scheme_warning, result.index_model_note]
