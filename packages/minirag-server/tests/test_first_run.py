@@ -9,13 +9,13 @@ import json
 import os
 import socket
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from minirag_ingest.install import install_hint
+from testsupport.mcp import cli_process
 from testsupport.models import offline_model_missing
 
 pytestmark = pytest.mark.slow
@@ -27,15 +27,8 @@ def run(args: list[str], cache: Path, **extra: str) -> subprocess.CompletedProce
     """The command in a child process with a clean configuration and its own CACHE_DIR."""
     env = {k: v for k, v in os.environ.items() if k not in CLEARED}
     env.update(CACHE_DIR=str(cache), NO_PROXY="127.0.0.1,localhost", **extra)
-    return subprocess.run(
-        [sys.executable, "-m", "minirag_mcp", *args],
-        env=env,
-        capture_output=True,
-        text=True,
-        stdin=subprocess.DEVNULL,
-        timeout=600,
-        check=False,
-    )
+    result: subprocess.CompletedProcess[str] = cli_process(*args, env=env)
+    return result
 
 
 @pytest.mark.install_independent

@@ -63,16 +63,8 @@ def test_the_readme_commands_answer_in_a_fresh_clone(tmp_path: Path) -> None:
     path = os.pathsep.join((str(stand_in), str(Path(sys.executable).parent), env["PATH"]))
     env.update(PATH=path, HF_HUB_OFFLINE="1", CACHE_DIR=str(tmp_path / "cache"))
     script = "set -e\n" + "\n".join(marked_blocks().values())
-    done = subprocess.run(
-        ["bash", "-c", script],
-        cwd=clone,
-        env=env,
-        capture_output=True,
-        text=True,
-        stdin=subprocess.DEVNULL,
-        timeout=1800,
-        check=False,
-    )
+    bash = ["bash", "-c", script]
+    done = subprocess.run(bash, cwd=clone, env=env, capture_output=True, text=True, timeout=1800)
     assert done.returncode == 0, done.stderr
     out = done.stdout
     assert "sync succeeded: scanned 4, ingested 4" in out
