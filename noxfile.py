@@ -146,7 +146,8 @@ def classify(session: nox.Session) -> None:
 @nox.session(name="offline_model")
 def offline_model(session: nox.Session) -> None:
     """The base server with the [offline-model] extra: the packaged model prepared, synced and
-    searched offline, and the model record (the other sessions skip what needs the extra)."""
+    searched offline, the model record, and README.md's quick start run in a fresh clone (the
+    other sessions skip what needs the extra)."""
     install(session, f"{INDEX}[offline-model]", INGEST, f"{SERVER}[offline-model]")
     session.run(
         "pytest",
@@ -154,6 +155,9 @@ def offline_model(session: nox.Session) -> None:
         str(PKG / "minirag-index" / "tests" / "test_model_record.py"),
         str(PKG / "minirag-server" / "tests" / "test_offline_model.py"),
         str(PKG / "minirag-server" / "tests" / "test_index_model.py"),
+        # README.md's quick start, run as written in a fresh clone (needs the packaged model;
+        # every other session skips it).
+        str(PKG / "minirag-server" / "tests" / "test_readme.py"),
         *session.posargs,
     )
 

@@ -45,15 +45,16 @@ def cli(capsys: Any, *args: str) -> tuple[int, str, str]:
     return code, out.out, out.err
 
 
-def cli_process(*args: str, cwd: Any = None, timeout: float = 600) -> Any:
-    """Run the real ``minirag-mcp`` command in a child process, with this process's
-    environment: a CompletedProcess with text stdout and stderr."""
+def cli_process(*args: str, cwd: Any = None, timeout: float = 600, env: Any = None) -> Any:
+    """Run the real ``minirag-mcp`` command in a child process, with ``env`` (by default this
+    process's environment): a CompletedProcess with text stdout and stderr."""
     import subprocess
     import sys
 
     return subprocess.run(
         [sys.executable, "-m", "minirag_mcp", *args],
         cwd=cwd,
+        env=env,
         capture_output=True,
         text=True,
         stdin=subprocess.DEVNULL,

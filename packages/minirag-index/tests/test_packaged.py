@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from minirag_index import Embedder, ModelLoadError
+from minirag_index.install_hints import hint_distribution, install_hint
 from minirag_index.packaged import E5_SMALL, packaged_model
 from minirag_index.packaged import prepare as prepare_module
 from minirag_index.packaged.prepare import (
@@ -36,7 +37,9 @@ def test_a_missing_extra_is_named_with_the_install_command(tmp_path: Path) -> No
     absent = dataclasses.replace(E5_SMALL, package="minirag_no_such_package")
     with pytest.raises(PreparationError, match=r"\[offline-model\] extra") as refused:
         prepare(absent, tmp_path)
-    assert "pip install 'minirag-mcp[offline-model]'" in str(refused.value)
+    # The command for this copy as it was installed, never the unrelated PyPI name.
+    assert install_hint("offline-model", hint_distribution()) in str(refused.value)
+    assert "pip install 'minirag-mcp" not in str(refused.value)
     assert not (tmp_path / "packaged").exists()
 
 

@@ -81,7 +81,7 @@ def test_checksum_mismatch_is_loud_and_leaves_nothing(server: FileServer, tmp_pa
     assert "does not match its pinned checksum" in message
     assert ESLAV_SHA256 in message
     assert hashlib.sha256(b"something else entirely").hexdigest() in message
-    assert "CACHE_DIR=" in message
+    assert f"into {tmp_path / 'ocr'} (CACHE_DIR/ocr)" in message
     assert list((tmp_path / "ocr").iterdir()) == []
 
 
@@ -128,8 +128,31 @@ def test_failed_download_fails_the_file_not_the_document(
     image.write_bytes(b"\x89PNG\r\n\x1a\n")
     with pytest.raises(ConversionError) as caught:
         convert_file(image, max_file_size=10_000, ocr=engine)
-    assert str(caught.value).startswith("scan.png: OCR failed: could not download")
-    assert "HTTP 404" in str(caught.value)
+    message = str(caught.value)
+    assert message.startswith("scan.png: OCR failed: could not download")
+    assert "HTTP 404" in message
+    # It says how to do without the download: the bundled language, or the file copied in.
+    assert "RAG_OCR_LANG=ch (the Chinese/English model bundled with rapidocr)" in message
+    assert f"copy eslav_PP-OCRv5_rec_mobile.onnx from a machine that has it into {tmp_path}" in (
+        message
+    )
+
+
+def test_the_model_state_says_bundled_cached_or_downloads(
+    server: FileServer, fake_model, tmp_path: Path
+) -> None:
+    lang, body = fake_model
+    store = ModelStore(tmp_path, base_url=server.url)
+    assert store.state("ch") == "bundled"
+    assert store.state(lang) == "downloads on first use"
+    # A file copied into CACHE_DIR/ocr by hand is used as it is, without a request.
+    (tmp_path / "ocr").mkdir()
+    (tmp_path / "ocr" / DOWNLOADABLE[lang].file_name).write_bytes(body)
+    assert store.state(lang) == "cached"
+    assert store.path_for(lang) == tmp_path / "ocr" / DOWNLOADABLE[lang].file_name
+    assert server.requests == []
+    (tmp_path / "ocr" / DOWNLOADABLE[lang].file_name).write_bytes(b"truncated")
+    assert store.state(lang) == "downloads on first use"
 
 
 def test_model_that_is_not_onnx_is_loud(

