@@ -11,6 +11,9 @@ import sys
 
 import pytest
 
+# Behaviour no installed extra changes: the base nox session runs it.
+pytestmark = pytest.mark.install_independent
+
 PROBE = r"""
 import ctypes, json, os, sys, tempfile, threading
 
