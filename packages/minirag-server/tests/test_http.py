@@ -120,8 +120,10 @@ def test_no_token_and_a_wrong_one_get_401_naming_nothing_of_the_index(shared: Sh
             assert secret not in body
     assert "invalid_token" in wrong.headers["www-authenticate"]
     assert "invalid_token" not in missing.headers["www-authenticate"]
-    # The challenge says a bearer token is wanted and how to send it.
+    # The challenge says a bearer token is wanted and how to send it, and so does the body (a
+    # client such as the MCP Inspector shows only the body).
     assert "send Authorization: Bearer <token>" in missing.headers["www-authenticate"]
+    assert "a bearer token is required" in missing.json()["error"]
 
 
 def test_oauth_discovery_answers_404_so_clients_ask_for_the_token(shared: Shared) -> None:

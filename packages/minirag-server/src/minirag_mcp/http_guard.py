@@ -65,10 +65,14 @@ def header(scope: Scope, name: bytes) -> bytes | None:
 # -- the token ------------------------------------------------------------------------------
 
 TOKEN_NAME = "minirag_token_name"  # the key in scope["state"] naming whose token it was
-CHALLENGE = (
-    f'Bearer realm="{REALM}", error_description="a bearer token is required: send '
-    'Authorization: Bearer <token>, a token from MINIRAG_TOKEN or MINIRAG_TOKEN_FILE"'
+HOW_TO_SEND = (
+    "a bearer token is required: send Authorization: Bearer <token>, a token from "
+    "MINIRAG_TOKEN or MINIRAG_TOKEN_FILE"
 )
+CHALLENGE = f'Bearer realm="{REALM}", error_description="{HOW_TO_SEND}"'
+# The body says it too: a client that shows only the body (the MCP Inspector) names the token.
+MISSING = f"unauthorized: {HOW_TO_SEND}"
+NOT_ACCEPTED = "unauthorized: the bearer token sent is not one this server accepts"
 INVALID = CHALLENGE.replace("error_description=", 'error="invalid_token", error_description=')
 
 
@@ -120,8 +124,8 @@ class BearerToken:
             scope.setdefault("state", {})[TOKEN_NAME] = name
             await self.app(scope, receive, send)
             return
-        challenge = INVALID if given is not None else CHALLENGE
-        await refuse(send, 401, "unauthorized", [(b"www-authenticate", challenge.encode())])
+        challenge, error = (INVALID, NOT_ACCEPTED) if given is not None else (CHALLENGE, MISSING)
+        await refuse(send, 401, error, [(b"www-authenticate", challenge.encode())])
 
 
 # -- the body ---------------------------------------------------------------------------------
