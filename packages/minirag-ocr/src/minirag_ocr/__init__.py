@@ -44,7 +44,8 @@ class RapidOcrPlugin:
         from minirag_ocr.models import ModelStore
 
         settings = self.settings if self.settings is not None else load_ocr_settings()
-        return ModelStore(cache_dir).state(settings.RAG_OCR_LANG)
+        store = ModelStore(cache_dir, base_url=_model_url(settings))
+        return store.state(settings.RAG_OCR_LANG)
 
     def create_engine(self, cache_dir: Path) -> RapidOcrEngine:
         """The engine; cheap (no model is loaded or downloaded here).
@@ -55,6 +56,14 @@ class RapidOcrPlugin:
 
         settings = self.settings if self.settings is not None else load_ocr_settings()
         try:
-            return RapidOcrEngine(settings.RAG_OCR_LANG, cache_dir)
+            url = _model_url(settings)
+            return RapidOcrEngine(settings.RAG_OCR_LANG, cache_dir, model_base_url=url)
         except ValueError as exc:
             raise ConfigError(str(exc), variable="RAG_OCR_LANG") from None
+
+
+def _model_url(settings: OcrSettings) -> str:
+    """Where models are downloaded from: the mirror RAG_OCR_MODEL_URL names, else RapidOCR's."""
+    from minirag_ocr.models import MODEL_BASE_URL
+
+    return settings.RAG_OCR_MODEL_URL or MODEL_BASE_URL

@@ -11,7 +11,10 @@ from minirag_index.settings import load_settings
 
 DEFAULT_OCR_LANG = "eslav"
 
-ACCEPTS = {"RAG_OCR_LANG": "a rapidocr language id such as eslav, en or latin"}
+ACCEPTS = {
+    "RAG_OCR_LANG": "a rapidocr language id such as eslav, en or latin",
+    "RAG_OCR_MODEL_URL": "an http(s) URL of a folder holding RapidOCR's model files",
+}
 
 
 class OcrSettings(BaseSettings):
@@ -22,6 +25,9 @@ class OcrSettings(BaseSettings):
     )
 
     RAG_OCR_LANG: str = DEFAULT_OCR_LANG
+    # Where a recognition model not bundled is downloaded from: RapidOCR's own address unless a
+    # mirror is named (an organisation's, or a folder served on this machine).
+    RAG_OCR_MODEL_URL: str | None = None
 
     @field_validator("RAG_OCR_LANG", mode="before")
     @classmethod
@@ -30,6 +36,14 @@ class OcrSettings(BaseSettings):
         if not text:
             raise ValueError("empty")
         return text
+
+    @field_validator("RAG_OCR_MODEL_URL", mode="before")
+    @classmethod
+    def _url(cls, value: Any) -> str | None:
+        text = str(value).strip() if value is not None else ""
+        if text and not text.lower().startswith(("http://", "https://")):
+            raise ValueError("not an http(s) URL")
+        return text or None
 
 
 def load_ocr_settings(**overrides: Any) -> OcrSettings:
