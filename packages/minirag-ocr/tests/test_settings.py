@@ -27,8 +27,8 @@ def test_a_blank_language_names_the_variable() -> None:
 def test_a_model_mirror_is_an_http_url(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("RAG_OCR_MODEL_URL", raising=False)
     assert load_ocr_settings().RAG_OCR_MODEL_URL is None
-    mirror = "https://models.example.org/rapidocr/"
-    assert load_ocr_settings(RAG_OCR_MODEL_URL=mirror).RAG_OCR_MODEL_URL == mirror
+    settings = load_ocr_settings(RAG_OCR_MODEL_URL="https://models.example.org/rapidocr/")
+    assert settings.RAG_OCR_MODEL_URL == "https://models.example.org/rapidocr/"
     with pytest.raises(ConfigError) as caught:
         load_ocr_settings(RAG_OCR_MODEL_URL="/srv/models")
     assert caught.value.variable == "RAG_OCR_MODEL_URL"
