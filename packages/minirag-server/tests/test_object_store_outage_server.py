@@ -99,7 +99,9 @@ def test_every_cli_reader_reports_the_outage_and_exits_1_status_answers(
         assert err.startswith("error: ") and err.count("\n") == 1, (name, err)
         outage_line(err, synced_uri)
     _, text, _ = results["status"]
-    assert outage_line(text, synced_uri).startswith("storeError: ")  # on stdout, not a warning
+    # On stdout, first, with the other problems status leads with (not a stderr warning).
+    assert text.splitlines()[0] == outage_line(text, synced_uri)
+    assert outage_line(text, synced_uri).startswith("error: the index store ")
     assert "documents:" not in text and "chunks:" not in text
     status = json.loads(results["status --json"][1])
     outage_line(status["storeError"], synced_uri)
