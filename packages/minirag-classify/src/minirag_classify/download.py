@@ -16,6 +16,7 @@ from pathlib import Path
 
 import requests
 
+from minirag_index.errors import MiniragError
 from minirag_ingest.labels.taxonomy import ModelSpec
 
 DEFAULT_BASE_URL = "https://huggingface.co"
@@ -26,7 +27,7 @@ _failures_lock = threading.Lock()
 _failures: dict[str, str] = {}
 
 
-class ModelDownloadError(RuntimeError):
+class ModelDownloadError(MiniragError, RuntimeError):
     """The pinned model file could not be fetched, or its sha256 did not match."""
 
 

@@ -5,7 +5,7 @@ and it embeds and stores them; ask it a question and it fuses vector and keyword
 """
 
 from minirag_index.embedder import Embedder, ModelLoadError
-from minirag_index.errors import StoreUnavailableError
+from minirag_index.errors import MiniragError, StoreUnavailableError
 from minirag_index.heap import tune_process_memory
 from minirag_index.index import (
     DEFAULT_NEIGHBORS,
@@ -45,6 +45,7 @@ __all__ = [
     "IndexSettings",
     "IndexTooOldError",
     "LookAlike",
+    "MiniragError",
     "MiniragIndex",
     "ModelLoadError",
     "NeighborChunk",

@@ -26,6 +26,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from minirag_index.errors import MiniragError
 from minirag_index.folder_encoder import MODEL_FILE, FolderEncoder
 from minirag_index.heap import release_freed_memory
 from minirag_index.hub import hub_source, hub_unreachable
@@ -68,7 +69,7 @@ def _usable_cores() -> int:
         return os.cpu_count() or 1
 
 
-class ModelLoadError(RuntimeError):
+class ModelLoadError(MiniragError, RuntimeError):
     """The embedding model could not be loaded; the message says what to do."""
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 import re
 
-__all__ = ["StoreUnavailableError", "brief", "looks_like_store_error"]
+__all__ = ["MiniragError", "StoreUnavailableError", "brief", "looks_like_store_error"]
 
 log = logging.getLogger(__name__)
 
@@ -90,7 +90,18 @@ def looks_like_store_error(exc: BaseException) -> bool:
     return any(word in text for word in _STORE_WORDS)
 
 
-class StoreUnavailableError(RuntimeError):
+class MiniragError(Exception):
+    """The root of every error our packages raise on purpose.
+
+    Each package's own errors derive from it (minirag-ingest's from ``IngestError``, the
+    server's from ``ServerError``), so a caller catches one class, and the server words every
+    one of them for the user the same way: by its message, which names the file or setting and
+    the fix. Many also keep a standard base (``ValueError``, ``OSError``...) for callers that
+    already catch those.
+    """
+
+
+class StoreUnavailableError(MiniragError, RuntimeError):
     """The store holding the index could not be reached or read: not an answer about what the
     index holds. ``store`` is the location as status shows it (never a secret), ``cause`` the
     first line of the underlying error; the whole of it is logged at DEBUG level."""

@@ -27,6 +27,8 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from minirag_index.errors import MiniragError
+
 if TYPE_CHECKING:
     import numpy as np
     from tokenizers import Tokenizer
@@ -34,7 +36,7 @@ if TYPE_CHECKING:
 MODEL_FILE = "model.onnx"
 
 
-class FolderModelError(ValueError):
+class FolderModelError(MiniragError, ValueError):
     """The folder's files do not describe a usable tokenizer; the message says which."""
 
 

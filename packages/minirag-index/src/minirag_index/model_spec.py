@@ -32,6 +32,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from minirag_index.errors import MiniragError
+
 DESCRIPTION_FILE = "minirag-model.json"
 SENTENCE_TRANSFORMERS_FILE = "config_sentence_transformers.json"
 CONFIG_FILE = "config.json"
@@ -42,7 +44,7 @@ _E5_NAME = re.compile(r"intfloat/(?:multilingual-)?e5-(?:small|base|large)(?:-v2
 _CONFIG_NAME_KEYS = ("_name_or_path", "_source")
 
 
-class ModelDescriptionError(ValueError):
+class ModelDescriptionError(MiniragError, ValueError):
     """A model folder's description cannot be read; the message names the file."""
 
 

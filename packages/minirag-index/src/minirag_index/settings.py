@@ -16,6 +16,7 @@ from platformdirs import user_cache_dir
 from pydantic import BeforeValidator, Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from minirag_index.errors import MiniragError
 from minirag_index.location import IndexLocation, StoreAccess, s3_options, store_access
 
 DEFAULT_MODEL_NAME = "sentence-transformers/paraphrase-multilingual-MiniLM-L12-v2"
@@ -42,7 +43,7 @@ ACCEPTS = {
 Settings = TypeVar("Settings", bound=BaseSettings)
 
 
-class ConfigError(ValueError):
+class ConfigError(MiniragError, ValueError):
     """A configuration value is invalid: the message names the variable and what it accepts.
 
     The one configuration error of every minirag package; ``variable`` is the (last) variable

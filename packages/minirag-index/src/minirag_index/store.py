@@ -27,7 +27,7 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from minirag_index import keyword_index, mention_columns, vector_index
-from minirag_index.errors import StoreUnavailableError
+from minirag_index.errors import MiniragError, StoreUnavailableError
 from minirag_index.location import IndexLocation, StoreAccess
 from minirag_index.model_spec import (
     ModelSpec,
@@ -94,15 +94,15 @@ PIECE_BATCH = 4096  # chunks turned into Python objects at a time when a documen
 T = TypeVar("T")
 
 
-class IndexMismatchError(RuntimeError):
+class IndexMismatchError(MiniragError, RuntimeError):
     """The index was built with another embedding model than the configured one."""
 
 
-class ReadOnlyIndexError(RuntimeError):
+class ReadOnlyIndexError(MiniragError, RuntimeError):
     """A write was asked of a store opened read-only."""
 
 
-class IndexTooOldError(RuntimeError):
+class IndexTooOldError(MiniragError, RuntimeError):
     """A read-only store holds a table lacking columns a read needs (it is never upgraded)."""
 
 

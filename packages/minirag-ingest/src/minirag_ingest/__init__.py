@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from minirag_ingest.corpus import Corpus, CorpusReport, ListedFile, Listing
+    from minirag_ingest.errors import IngestError
     from minirag_ingest.file_state import FileState
     from minirag_ingest.jobs import JobManager
     from minirag_ingest.pipeline import Pipeline
@@ -28,6 +29,7 @@ _HOMES = {
     "ListedFile": "minirag_ingest.corpus",
     "Listing": "minirag_ingest.corpus",
     "FileState": "minirag_ingest.file_state",
+    "IngestError": "minirag_ingest.errors",
     "JobManager": "minirag_ingest.jobs",
     "Pipeline": "minirag_ingest.pipeline",
     "SyncReport": "minirag_ingest.sync",
@@ -37,6 +39,7 @@ __all__ = [
     "Corpus",
     "CorpusReport",
     "FileState",
+    "IngestError",
     "JobManager",
     "ListedFile",
     "Listing",

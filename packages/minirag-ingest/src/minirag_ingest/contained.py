@@ -27,6 +27,7 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
+from minirag_ingest.errors import IngestError
 from minirag_ingest.roots import PathOutsideRoots, Roots
 
 _FLAGS = (
@@ -39,7 +40,7 @@ _FLAGS = (
 _PROC_FD = Path("/proc/self/fd")
 
 
-class NotARegularFile(OSError):
+class NotARegularFile(IngestError, OSError):
     """The path names a FIFO, a device, a folder or a symlink swapped in while opening."""
 
 

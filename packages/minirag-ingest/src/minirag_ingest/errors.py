@@ -9,9 +9,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from minirag_index.errors import MiniragError
 from minirag_index.settings import ConfigError
 
-__all__ = ["ConfigError", "ConversionError", "one_line"]
+__all__ = ["ConfigError", "ConversionError", "IngestError", "one_line"]
 
 
 def one_line(text: str) -> str:
@@ -19,7 +20,11 @@ def one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-class ConversionError(Exception):
+class IngestError(MiniragError):
+    """The root of minirag-ingest's errors (itself beneath the index's ``MiniragError``)."""
+
+
+class ConversionError(IngestError):
     """A file could not be turned into Markdown; ``str()`` is a one-line reason naming it."""
 
     def __init__(self, path: str | os.PathLike[str] | None, reason: str) -> None:

@@ -17,6 +17,7 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
+from minirag_ingest.errors import IngestError
 from minirag_ingest.settings import describe_bytes
 
 ZIP_KINDS = frozenset({"docx", "pptx", "xlsx", "epub"})
@@ -25,7 +26,7 @@ MAX_ZIP_ENTRIES = 10_000
 MAX_PDF_PAGE_NODES = 100_000
 
 
-class TooMuchInflation(ValueError):
+class TooMuchInflation(IngestError, ValueError):
     """The file's structure is refused; ``str()`` is the reason, with the setting to raise."""
 
 

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from minirag_ingest.errors import IngestError
 from minirag_ingest.lock import IndexLock, sync_lock_for
 from minirag_ingest.sync import SyncReport, sync
 
@@ -44,7 +45,7 @@ JobState = Literal["running", "succeeded", "failed", "interrupted"]
 ProgressListener = Callable[[str, int, int], None]  # (job id, done, total)
 
 
-class UnknownJob(KeyError):
+class UnknownJob(IngestError, KeyError):
     """No job with that id is known to this process."""
 
     def __init__(self, job_id: str) -> None:

@@ -24,6 +24,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Self
 
 from minirag_index.location import IndexLocation
+from minirag_ingest.errors import IngestError
 
 if TYPE_CHECKING:
     from minirag_index.index import MiniragIndex
@@ -35,7 +36,7 @@ _WINDOWS_LOCK_OFFSET = 1 << 20
 _NOTE_READ_ATTEMPTS = 10
 
 
-class SyncLocked(RuntimeError):
+class SyncLocked(IngestError, RuntimeError):
     """Another sync holds the lock on this index."""
 
     def __init__(

@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
+from minirag_ingest.errors import IngestError
 from minirag_ingest.formats import IMAGE_EXTENSIONS
 from minirag_ingest.plugins import OCR, OcrEngine, OcrPlugin, find
 
@@ -26,7 +27,7 @@ __all__ = [
 _log = logging.getLogger(__name__)
 
 
-class OcrError(Exception):
+class OcrError(IngestError):
     """Recognition of one file failed (model download, unreadable image, renderer error).
 
     Engines raise it with a one-line reason; conversion turns it into a per-file

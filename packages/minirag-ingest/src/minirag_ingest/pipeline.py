@@ -23,6 +23,7 @@ from minirag_ingest.chunking import SCHEME_VERSION, chunk_markdown
 from minirag_ingest.convert import Converted
 from minirag_ingest.convert import convert_content as _convert_content
 from minirag_ingest.dates import document_date
+from minirag_ingest.errors import IngestError
 from minirag_ingest.formats import SUPPORTED_EXTENSIONS
 from minirag_ingest.labels.resolve import ModelSession, relative_path, resolve_labels
 from minirag_ingest.labels.taxonomy import Taxonomy, TaxonomyError, TaxonomyLoader
@@ -50,7 +51,7 @@ ContentFormat = Literal["text", "markdown", "html"]
 EMBED_SLICE = 512
 
 
-class IngestRefused(ValueError):
+class IngestRefused(IngestError, ValueError):
     """A file the pipeline will not ingest (excluded by a rule, unsupported type…)."""
 
 

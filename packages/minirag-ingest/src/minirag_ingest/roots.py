@@ -7,11 +7,12 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path, PurePath
 
 from minirag_index.scope import in_scope
+from minirag_ingest.errors import IngestError
 
 __all__ = ["PathOutsideRoots", "Roots", "in_scope", "is_within"]
 
 
-class PathOutsideRoots(ValueError):
+class PathOutsideRoots(IngestError, ValueError):
     """A path, or what its symlinks resolve to, lies outside every configured root."""
 
     def __init__(self, path: str | os.PathLike[str], roots: Iterable[Path]) -> None:

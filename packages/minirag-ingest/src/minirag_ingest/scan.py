@@ -26,6 +26,7 @@ from pathlib import Path
 
 import pathspec
 
+from minirag_ingest.errors import IngestError
 from minirag_ingest.formats import SUPPORTED_EXTENSIONS
 from minirag_ingest.names import to_id
 from minirag_ingest.roots import Roots, is_within
@@ -83,7 +84,7 @@ class ScanResult:
     ignore_files: list[IgnoreFileInfo] = field(default_factory=list)
 
 
-class ScopeExcluded(ValueError):
+class ScopeExcluded(IngestError, ValueError):
     """The scope itself is something the scan would never enter."""
 
     def __init__(self, scope: Path, reason: str, rule_file: Path | None = None) -> None:
@@ -92,7 +93,7 @@ class ScopeExcluded(ValueError):
         self.rule_file = rule_file
 
 
-class IgnoreFileUnreadable(OSError):
+class IgnoreFileUnreadable(IngestError, OSError):
     """A ``.miniragignore`` exists but cannot be read, so nothing under its root can be judged."""
 
     def __init__(self, path: Path, why: str) -> None:

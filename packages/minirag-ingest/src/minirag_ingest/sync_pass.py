@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from minirag_ingest.chunking import SCHEME_VERSION
+from minirag_ingest.errors import IngestError
 from minirag_ingest.failures import FailureMemory, settings_key
 from minirag_ingest.names import to_id
 from minirag_ingest.pictures import PictureCounts
@@ -77,7 +78,7 @@ class SyncReport:
         self.failed += 1
 
 
-class Stopped(Exception):
+class Stopped(IngestError):
     """Raised inside a sync pass when it was asked to stop."""
 
 

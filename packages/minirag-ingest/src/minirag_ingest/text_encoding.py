@@ -15,6 +15,8 @@ from __future__ import annotations
 import codecs
 import unicodedata
 
+from minirag_ingest.errors import IngestError
+
 SAMPLE_BYTES = 1 << 16  # how much of a file the NUL pattern and the text check look at
 MAX_CONTROL_SHARE = 0.01
 # UTF-16 of Latin text has a NUL in every other byte; of Cyrillic or Greek, one per space,
@@ -34,7 +36,7 @@ _ALLOWED_CONTROLS = frozenset("\t\n\r\f\v\x1b")
 _FIX = "if it is text, save it as UTF-8 and sync again"
 
 
-class NotText(ValueError):
+class NotText(IngestError, ValueError):
     """Bytes in a text format that are not text; ``str()`` says why and what to do."""
 
 

@@ -22,6 +22,8 @@ from urllib.parse import urljoin, urlsplit
 import requests
 from requests.adapters import HTTPAdapter
 
+from minirag_ingest.errors import IngestError
+
 ALLOWED_SCHEMES = frozenset({"http", "https"})
 MAX_REDIRECTS = 5
 DEFAULT_TIMEOUT = 30.0
@@ -37,7 +39,7 @@ _NAT64 = ipaddress.ip_network("64:ff9b::/96")
 _IPV4_COMPATIBLE = ipaddress.ip_network("::/96")
 
 
-class UrlError(Exception):
+class UrlError(IngestError):
     """Base class for everything :func:`fetch` raises."""
 
 

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from minirag_index.settings import ConfigError
 from minirag_mcp.config import Config, ConfigProblem
+from minirag_mcp.errors import ServerError
 from minirag_mcp.paging import LastDocument
 from minirag_mcp.wording import MCP, Wording
 
@@ -26,7 +27,7 @@ if TYPE_CHECKING:
     from minirag_ingest.watch import SyncListener, Watcher
 
 
-class PlaceMissing(RuntimeError):
+class PlaceMissing(ServerError, RuntimeError):
     """The document roots or the index folder are not where the configuration says."""
 
 
@@ -36,7 +37,7 @@ READ_ONLY_REFUSAL = (
 )
 
 
-class ReadOnlyRefused(RuntimeError):
+class ReadOnlyRefused(ServerError, RuntimeError):
     """A write asked of a read-only configuration."""
 
 

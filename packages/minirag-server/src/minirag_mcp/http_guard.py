@@ -22,6 +22,8 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from minirag_mcp.errors import ServerError
+
 if TYPE_CHECKING:
     from minirag_mcp.tokens import TokenSource
 
@@ -131,11 +133,11 @@ class BearerToken:
 # -- the body ---------------------------------------------------------------------------------
 
 
-class BodyTooLarge(Exception):
+class BodyTooLarge(ServerError):
     pass
 
 
-class BodyStalled(Exception):
+class BodyStalled(ServerError):
     pass
 
 

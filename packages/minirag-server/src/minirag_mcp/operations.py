@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, cast
 from minirag_index import DEFAULT_NEIGHBORS
 from minirag_mcp import paging
 from minirag_mcp.context import AppContext
+from minirag_mcp.errors import ServerError
 from minirag_mcp.results import (
     Deleted,
     DocumentText,
@@ -39,7 +40,7 @@ if TYPE_CHECKING:
     from minirag_ingest.pipeline import ContentFormat
 
 
-class OperationError(ValueError):
+class OperationError(ServerError, ValueError):
     """A request the tool refuses; the message says why and what to do."""
 
 

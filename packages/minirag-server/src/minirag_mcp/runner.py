@@ -15,6 +15,7 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
+from minirag_mcp.errors import ServerError
 from minirag_mcp.interrupt import EXIT_INTERRUPTED, STOP
 from minirag_mcp.render import interrupted_line, show_folder_ingest
 from minirag_mcp.results import FolderCounts, FolderIngest, Ingested, ItemError, Result, SyncJob
@@ -34,7 +35,7 @@ EXIT_STATUS_HELP = (
 R = TypeVar("R", bound=Result)
 
 
-class UsageError(Exception):
+class UsageError(ServerError):
     """The command line itself is wrong (exit status 2)."""
 
 

@@ -95,14 +95,14 @@ def error_message(exc: BaseException, store: object | None = None) -> str:
     """The message a user sees for a failed call. Our own exceptions are worded for the user;
     a foreign one is shown with its type, which is often the only clue. An error of the object
     store is one line naming ``store`` (the index location), never its debug dump."""
-    from minirag_index.errors import brief, looks_like_store_error
+    from minirag_index.errors import MiniragError, brief, looks_like_store_error
     from minirag_ingest.names import safe_text
 
     try:
         text = str(exc).strip()
     except Exception:  # an exception whose message itself fails
         text = ""
-    ours = type(exc).__module__.startswith("minirag_")
+    ours = isinstance(exc, MiniragError)
     if not ours and looks_like_store_error(exc):  # one line, never the Rust debug dump
         where = f" {store}" if store else ""
         return safe_text(f"the index store{where} could not be reached: {brief(exc)}")

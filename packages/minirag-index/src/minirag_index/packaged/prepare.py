@@ -23,6 +23,7 @@ from collections.abc import Callable
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
+from minirag_index.errors import MiniragError
 from minirag_index.model_spec import DESCRIPTION_FILE, write_description
 from minirag_index.packaged import EXTRA, PackagedModel
 
@@ -32,7 +33,7 @@ _READ_BLOCK = 1 << 20
 _lock = threading.Lock()  # one preparation at a time in a process (they share a temp name)
 
 
-class PreparationError(RuntimeError):
+class PreparationError(MiniragError, RuntimeError):
     """The packaged model could not be prepared; the message says why and what to do."""
 
 

@@ -23,6 +23,7 @@ from pathlib import Path, PurePath
 from typing import Any
 
 from minirag_index.filters import Label, StoredLabels, decode_labels, encode_labels
+from minirag_ingest.errors import IngestError
 from minirag_ingest.labels.taxonomy import Facet, ModelSpec, Taxonomy, nfc
 from minirag_ingest.plugins import CLASSIFY, ChoiceModel, ClassifyPlugin, find, missing_extra
 
@@ -52,7 +53,7 @@ __all__ = [
 ]
 
 
-class ModelUnavailable(RuntimeError):
+class ModelUnavailable(IngestError, RuntimeError):
     """The model could not answer; the message is the reason shown to the user."""
 
 

@@ -20,6 +20,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from minirag_ingest.errors import IngestError
+
 TAXONOMY_FILE = Path(".minirag") / "classify.toml"
 DEFAULT_QUESTION = "What kind of document is this?"
 DEFAULT_FILE_NAME_LABEL = "File name"
@@ -29,7 +31,7 @@ _SLUG = re.compile(r"^[a-z0-9_-]+$")
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 
 
-class TaxonomyError(ValueError):
+class TaxonomyError(IngestError, ValueError):
     """The taxonomy file cannot be used; the message names the file and the offending key."""
 
 
