@@ -44,7 +44,7 @@ def token_counter(model_dir: Path) -> Callable[[str], int]:
     """Counts tokens with the test model's own tokenizer, truncation and padding off."""
     from tokenizers import Tokenizer
 
-    from minirag_index.tokens import make_token_counter
+    from minirag_index.text.tokens import make_token_counter
 
     tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
     tokenizer.no_truncation()

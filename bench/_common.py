@@ -241,8 +241,8 @@ def open_pipeline(
     ``cache_dir`` given), built as the server builds it."""
     from minirag_index import MiniragIndex
     from minirag_index.settings import load_index_settings
-    from minirag_ingest.pipeline import Pipeline
-    from minirag_ingest.roots import Roots
+    from minirag_ingest.document.pipeline import Pipeline
+    from minirag_ingest.files.roots import Roots
     from minirag_ingest.settings import load_settings
 
     settings = load_index_settings(

@@ -28,7 +28,11 @@ from minirag_ingest.chunking import (
 MODEL_CEILING = 128  # the trained sequence length of the models we ship for
 
 try:  # the real converter; the fallback only reads text formats
-    from minirag_ingest.convert import SUPPORTED_EXTENSIONS, ConversionError, convert_file
+    from minirag_ingest.conversion.convert import (
+        SUPPORTED_EXTENSIONS,
+        ConversionError,
+        convert_file,
+    )
 except ImportError:  # pragma: no cover - only while convert.py does not exist yet
     SUPPORTED_EXTENSIONS = frozenset({".md", ".markdown", ".txt"})
 
@@ -50,7 +54,7 @@ except ImportError:  # pragma: no cover - only while convert.py does not exist y
 
 
 try:
-    from minirag_ingest.titles import choose_title
+    from minirag_ingest.document.titles import choose_title
 except ImportError:  # pragma: no cover
     choose_title = None
 

@@ -41,7 +41,7 @@ PACKAGES = ("minirag-index", "minirag-ingest", "minirag-ocr", "minirag-classify"
 
 # A base install has no [ocr] extra; the dev environment has it. Hidden from discovery, as the
 # tests hide it, every run below sees what a base install sees (a scan fails for want of OCR).
-BASE_INSTALL = "import minirag_ingest.ocr as _ocr; _ocr.entry_points = lambda *, group: []\n"
+BASE_INSTALL = "import minirag_ingest.extras.ocr as _ocr; _ocr.entry_points = lambda *, group: []\n"
 
 # The CLI, as a base install runs it.
 CLI = (
@@ -56,8 +56,8 @@ INNER = (
     + r"""
 import json, sys, time
 from pathlib import Path
-from minirag_ingest import pipeline as pipeline_module
-from minirag_ingest.sync import sync
+from minirag_ingest.document import pipeline as pipeline_module
+from minirag_ingest.sync.run import sync
 from minirag_mcp.config import load_config
 from minirag_mcp.context import AppContext
 

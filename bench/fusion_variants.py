@@ -58,7 +58,7 @@ def documents(keys) -> list[str]:
 
 
 def fuse(vec, kw, w, k=60):
-    from minirag_index.fusion import rrf_fuse
+    from minirag_index.search.fusion import rrf_fuse
 
     return rrf_fuse(vec if w < 1 else [], kw if w > 0 else [], w, k)
 

@@ -39,7 +39,7 @@ import _common as c
 
 sys.path.insert(0, str(c.REPO))
 
-from minirag_ingest.names import to_id
+from minirag_ingest.files.names import to_id
 from testsupport.hostile import build_fuzz_set
 from testsupport.memory import TreeMemory, descendants, label, pss
 

@@ -5,7 +5,7 @@
                                   [--mcp-corpus NAME ...]
 
 Each corpus is copied into a fresh document root and ingested by a real sync
-(``minirag_ingest.sync.sync`` with a ``Pipeline``, built as the server builds it) into a fresh
+(``minirag_ingest.sync.run.sync`` with a ``Pipeline``, built as the server builds it) into a fresh
 index. The model is loaded and warmed up before the clock starts (``--mcp`` measures the
 cold path separately). The pipeline's functions are wrapped, not edited, to split the time into
 scan, convert, chunk, title+date, hash, signature, embed, store (LanceDB commits) and refresh
@@ -101,9 +101,9 @@ def corpus_source(name: str, work: Path, pages: int | None) -> Path:
 
 def instrument(pipeline, watch: c.Stopwatch, batches: list[list[str]]):
     """Wrap the pipeline's steps with timers; returns a function that undoes the module patches."""
-    import minirag_ingest.pipeline as pl
-    import minirag_ingest.reading as rd
-    import minirag_ingest.sync as sy
+    import minirag_ingest.conversion.reading as rd
+    import minirag_ingest.document.pipeline as pl
+    import minirag_ingest.sync.run as sy
 
     # The pipeline here has no worker pool: files are read in this process, by reading.py.
     saved = {
@@ -143,7 +143,7 @@ def instrument(pipeline, watch: c.Stopwatch, batches: list[list[str]]):
 
 def one_run(root: Path, work: Path, model_dir: Path) -> dict:
     """Sync ``root`` into a fresh index; returns the timings, counts and the ceiling."""
-    from minirag_ingest.sync import sync
+    from minirag_ingest.sync.run import sync
 
     db = work / f"db-{time.monotonic_ns()}"
     pipeline = c.open_pipeline([root], db, model_dir)
@@ -239,7 +239,7 @@ def print_runs(name: str, runs: list[dict]) -> dict:
 
 def batch_sweep(root: Path, work: Path, model_dir: Path, repeat: int, limit: int) -> dict:
     """Embedding throughput over the corpus's own chunks at several batch sizes."""
-    from minirag_ingest.sync import sync
+    from minirag_ingest.sync.run import sync
 
     pipeline = c.open_pipeline([root], work / "db-sweep", model_dir)
     batches: list[list[str]] = []

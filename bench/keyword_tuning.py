@@ -9,7 +9,8 @@ candidates come from that index (``MiniragIndex.vector_rows``). The keyword side
 once per *variant* in a table of its own beside it, holding the same chunks: LanceDB's analysers
 on the text and title columns (``russian``: what shipped before, ``english``: LanceDB's default
 English analyser, ``two-analysers``: both, on a copy of each column), or one column of terms
-computed by :mod:`minirag_index.keyword_terms` and searched with the query analysed the same way
+computed by :mod:`minirag_index.text.keyword_terms` and searched with the query analysed the same
+way
 (``terms`` and its sub-variants). For each variant the script prints what it costs (analysis and
 index build time, the keyword data on disk, query time) and the document-level figures at
 keyword only, at the default hybrid weight, and then a fusion sweep of one variant: the weight
@@ -85,7 +86,7 @@ def _russian(column: str) -> object:
 def _terms_config(column: str) -> object:
     from lancedb.index import FTS
 
-    from minirag_index.keyword_terms import MAX_TERM_CHARS
+    from minirag_index.text.keyword_terms import MAX_TERM_CHARS
 
     return FTS(
         base_tokenizer="whitespace",
@@ -110,7 +111,7 @@ def add_title_lines(rows: list[dict]) -> None:
 
 
 def variants() -> dict[str, Variant]:
-    from minirag_index import keyword_terms as kt
+    from minirag_index.text import keyword_terms as kt
 
     def drop_stops(text: str) -> str:
         return " ".join(kt.terms(text, drop_stop_words=True))
@@ -238,7 +239,7 @@ def fused_sources(
     vector: list[Key], keyword: list[Key], weight: float, k: int, n: int
 ) -> list[str]:
     """What query_documents returns as sources: fused top-10 chunks, distinct sources."""
-    from minirag_index.fusion import rrf_fuse
+    from minirag_index.search.fusion import rrf_fuse
 
     vector = vector[:n] if weight < 1 else []
     keyword = keyword[:n] if weight > 0 else []
@@ -263,7 +264,7 @@ def with_prefixes(embedder, query_prefix: str, passage_prefix: str) -> None:
 
 def synced_index(corpus: str, docs: Path, keep: Path, model_dir: Path, prefixes=None):
     """The corpus synced into ``keep/corpus`` (reused when already there)."""
-    from minirag_ingest.sync import sync
+    from minirag_ingest.sync.run import sync
 
     db = keep / f"db-{corpus}"
     fresh = not db.exists()
@@ -425,7 +426,7 @@ def make_old_format(db: Path) -> None:
     keyword indexes on text and title with the Russian analyser."""
     import lancedb
 
-    from minirag_index import keyword_index
+    from minirag_index.storage import keyword_index
 
     table = lancedb.connect(db).open_table("chunks")
     for ix in table.list_indices():
@@ -439,7 +440,7 @@ def make_old_format(db: Path) -> None:
 
 def upgrade_seconds(db: Path, work: Path) -> float:
     """How long opening an index of the earlier layout takes (the upgrade runs on open)."""
-    from minirag_index.store import Store
+    from minirag_index.storage.store import Store
 
     old = work / f"old-{db.name}"
     shutil.copytree(db, old)

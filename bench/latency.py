@@ -14,7 +14,7 @@ indexes. At each size the XQuAD English dev questions are asked through ``Minira
 (topK 10, default hybrid weight 0.6) after a few warm-up queries; the query-embedding time is
 measured inside the same calls (``Embedder.embed_query`` is wrapped) and reported separately.
 Every part of a search goes to LanceDB; past its threshold the writer's refresh gives the table
-its vector index (``minirag_index.vector_index``), named in the output.
+its vector index (``minirag_index.storage.vector_index``), named in the output.
 """
 
 from __future__ import annotations
@@ -131,8 +131,8 @@ def synthetic_rows(store, dim: int, start_doc: int, docs: int, pool: list[str], 
     import numpy as np
     import pyarrow as pa
 
-    from minirag_index.keyword_index import TERM_COLUMNS, term_values
-    from minirag_index.schema import parent_id_for, row_id
+    from minirag_index.storage.keyword_index import TERM_COLUMNS, term_values
+    from minirag_index.storage.schema import parent_id_for, row_id
 
     n = docs * CHUNKS_PER_DOC
     vectors = rng.standard_normal((n, dim), dtype=np.float32)
@@ -207,8 +207,8 @@ def main() -> None:
 
     import numpy as np
 
-    from minirag_index.store import ChunkInput, SourceDoc
-    from minirag_ingest.sync import sync
+    from minirag_index.storage.store import ChunkInput, SourceDoc
+    from minirag_ingest.sync.run import sync
 
     work = Path(tempfile.mkdtemp(prefix="minirag-bench-latency-"))
     try:

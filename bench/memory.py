@@ -122,7 +122,7 @@ def build_large_index(work: Path, model_dir: Path, chunks: int) -> Path:
     import latency
     import numpy as np
 
-    from minirag_index.store import ChunkInput, SourceDoc
+    from minirag_index.storage.store import ChunkInput, SourceDoc
 
     db_path = work / "db-large"
     index = c.open_pipeline([work], db_path, model_dir).index

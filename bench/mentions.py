@@ -25,7 +25,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from minirag_index.mentions import build_corpus, find_mentions
+from minirag_index.search.mentions import build_corpus, find_mentions
 
 CHUNK_CHARS = 500
 CHUNKS_PER_DOC = 20

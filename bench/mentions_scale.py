@@ -218,7 +218,7 @@ def main() -> None:
 
 
 def verify(index: MiniragIndex, qs: list[tuple[list[str], str]]) -> None:
-    from minirag_index.mentions import find_mentions
+    from minirag_index.search.mentions import find_mentions
 
     corpus = index.mention_corpus()
     bad = 0

@@ -116,8 +116,8 @@ def bench_generated(engine, pages: int) -> None:  # type: ignore[no-untyped-def]
 
 
 def bench_real(engine, folders: list[Path], min_chars: int) -> None:  # type: ignore[no-untyped-def]
-    from minirag_ingest.convert import ConversionError, convert_file, visible_chars
-    from minirag_ingest.ocr import IMAGE_EXTENSIONS
+    from minirag_ingest.conversion.convert import ConversionError, convert_file, visible_chars
+    from minirag_ingest.extras.ocr import IMAGE_EXTENSIONS
 
     print(f"\nreal files (RAG_OCR_MIN_CHARS_PER_PAGE={min_chars})")
     files = sorted(

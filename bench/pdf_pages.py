@@ -33,7 +33,7 @@ def main() -> None:
     args = parser.parse_args()
     folders = args.folders or [c.data("real-files")]
 
-    from minirag_ingest.convert import ConversionError
+    from minirag_ingest.conversion.convert import ConversionError
 
     with tempfile.TemporaryDirectory() as work:
         model_dir, model = c.model_folder(args.model_dir, Path(work))

@@ -7,7 +7,8 @@ in the rapidocr-onnxruntime wheel.
 
 1. Generated pictures: screenshot-like PNGs drawn with Pillow (a form of eight labelled fields,
    1024x640; a one-word banner, 640x200), embedded as data: URIs and read by
-   :func:`minirag_ingest.pictures.read_pictures`. Prints pictures per second and the share of
+   :func:`minirag_ingest.conversion.pictures.read_pictures`. Prints pictures per second and the
+   share of
    words read back, and what the size rule costs for pictures it skips (icons, rules).
 2. Real files: every .docx .pptx .xlsx .epub .html under FOLDER (default: the real-files
    benchmark data) converted with and without the engine: pictures held, read and skipped,
@@ -87,7 +88,7 @@ def markdown_of(pictures: list[bytes]) -> str:
 
 
 def bench_generated(engine: Any, count: int) -> None:
-    from minirag_ingest.pictures import read_pictures
+    from minirag_ingest.conversion.pictures import read_pictures
     from testsupport.pictures import icon_picture, logo_picture, rule_picture
 
     rng = random.Random(39)
@@ -119,7 +120,7 @@ def bench_generated(engine: Any, count: int) -> None:
 
 
 def bench_real(engine: Any, folder: Path) -> None:
-    from minirag_ingest.convert import ConversionError, convert_file, visible_chars
+    from minirag_ingest.conversion.convert import ConversionError, convert_file, visible_chars
 
     files = sorted(p for p in folder.rglob("*") if p.is_file() and p.suffix.lower() in OFFICE)
     total = [0, 0, 0]
@@ -149,11 +150,11 @@ def bench_real(engine: Any, folder: Path) -> None:
 
 def bench_sync(engine: Any, folder: Path, work: Path) -> None:
     from minirag_index import Embedder, IndexSettings, MiniragIndex
-    from minirag_ingest.convert_pool import ConversionPool, PoolLimits
-    from minirag_ingest.pipeline import Pipeline
-    from minirag_ingest.roots import Roots
+    from minirag_ingest.conversion.pool import ConversionPool, PoolLimits
+    from minirag_ingest.document.pipeline import Pipeline
+    from minirag_ingest.files.roots import Roots
     from minirag_ingest.settings import load_settings
-    from minirag_ingest.sync import sync
+    from minirag_ingest.sync.run import sync
 
     model, _ = model_folder(None, work)
     docs = work / "docs"

@@ -97,7 +97,7 @@ class Counter:
 
 
 def synced(pipeline, counter: Counter) -> int:
-    from minirag_ingest.sync import sync
+    from minirag_ingest.sync.run import sync
 
     report = sync(pipeline)
     if report.failed:

@@ -176,7 +176,7 @@ def direct_first_sync(pipeline, paths: list[Path]) -> float:
     import numpy as np
     import pyarrow as pa
 
-    from minirag_index.schema import table_row
+    from minirag_index.storage.schema import table_row
 
     started = time.perf_counter()
     dim = pipeline.index.embedder.dim
@@ -205,7 +205,7 @@ def direct_first_sync(pipeline, paths: list[Path]) -> float:
 # -- re-syncs --------------------------------------------------------------------------------
 def counted_sync(pipeline) -> tuple[float, dict, int, int]:
     """One sync; (seconds, counts, embed_passages calls, texts embedded)."""
-    from minirag_ingest.sync import sync
+    from minirag_ingest.sync.run import sync
 
     embedder = pipeline.index.embedder
     calls = [0, 0]
@@ -235,7 +235,7 @@ def fast_markdown_reader():
     file-type guess (same text out, ~40 ms less per file); used only to fill the index fast."""
     from markitdown.converters import PlainTextConverter
 
-    import minirag_ingest.convert as cv
+    import minirag_ingest.conversion.convert as cv
 
     original = cv._binary_converter
     plain = PlainTextConverter()

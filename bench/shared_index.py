@@ -39,7 +39,7 @@ def corpus(work: Path) -> Path:
 
 
 def measure(pipeline, asked: list[str], resyncs: int) -> dict[str, float | list[float]]:
-    from minirag_ingest.sync import sync
+    from minirag_ingest.sync.run import sync
 
     start = time.perf_counter()
     first = sync(pipeline)

@@ -34,6 +34,6 @@ class FakePlugin:
 def register(monkeypatch: pytest.MonkeyPatch, plugin: Any) -> None:
     """Make ``plugin`` the installed classify plug-in (None: the extra is not installed) until
     the test ends."""
-    from minirag_ingest import plugins
+    from minirag_ingest.extras import plugins
 
     monkeypatch.setitem(plugins.REGISTERED, plugins.CLASSIFY.group, plugin)

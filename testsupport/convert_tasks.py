@@ -12,8 +12,8 @@ import signal
 import time
 from pathlib import Path
 
-from minirag_ingest.convert import ConversionError, Converted
-from minirag_ingest.reading import FileRead, ReadRequest
+from minirag_ingest.conversion.convert import ConversionError, Converted
+from minirag_ingest.conversion.reading import FileRead, ReadRequest
 
 HOG_STEP = 16 << 20
 HOLD_STEP_MB = 8

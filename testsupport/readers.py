@@ -10,7 +10,7 @@ from pathlib import Path
 def counts_seen_while(db: Path, where: str, write: Callable[[], None]) -> list[int]:
     """Every row count of ``where`` a reader (its own store, as another process would open
     it) saw while ``write`` ran."""
-    from minirag_index.store import Store
+    from minirag_index.storage.store import Store
 
     seen: list[int] = []
     done = threading.Event()

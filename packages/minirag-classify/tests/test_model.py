@@ -16,7 +16,7 @@ import pytest
 
 from minirag_classify.model import LETTERS, LlamaChoiceModel, calibrated, user_message
 from minirag_classify.plugin import LlamaPlugin
-from minirag_ingest import plugins
+from minirag_ingest.extras import plugins
 from minirag_ingest.labels.resolve import ModelSession, model_state, resolve_labels
 from minirag_ingest.labels.taxonomy import parse_taxonomy
 

@@ -7,7 +7,7 @@ import datetime as dt
 import pytest
 
 from minirag_index import SourceInfo
-from minirag_index.filters import (
+from minirag_index.search.filters import (
     DocFilter,
     Label,
     StoredLabels,

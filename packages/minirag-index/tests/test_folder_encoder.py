@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from minirag_index import Embedder, ModelLoadError
-from minirag_index.embedder import MAX_SEQUENCE_TOKENS, runtime_modules
-from minirag_index.folder_encoder import FolderEncoder
+from minirag_index.embedding.embedder import MAX_SEQUENCE_TOKENS, runtime_modules
+from minirag_index.embedding.folder_encoder import FolderEncoder
 
 TEXTS = [
     "hello world",

@@ -1,4 +1,4 @@
-from minirag_index.fusion import RRF_K, first_sources, group_cut, rrf_fuse, within_distance
+from minirag_index.search.fusion import RRF_K, first_sources, group_cut, rrf_fuse, within_distance
 
 
 def test_rrf_k_is_the_standard_60():

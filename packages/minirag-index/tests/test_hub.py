@@ -7,7 +7,7 @@ import socket
 
 import pytest
 
-from minirag_index import hub
+from minirag_index.embedding import hub
 from testsupport.loopback import file_server
 
 

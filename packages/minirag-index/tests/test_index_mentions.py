@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from minirag_index import ChunkInput, SourceDoc
-from minirag_index.lookalike import signature_bytes
+from minirag_index.search.lookalike import signature_bytes
 
 CONTRACT = (
     "The supplier delivers the goods within ten working days after the order is confirmed "

@@ -6,8 +6,9 @@ from __future__ import annotations
 import pytest
 from lancedb.index import FTS
 
-from minirag_index import ChunkInput, SourceDoc, keyword_index
-from minirag_index.schema import arrow_schema, table_row
+from minirag_index import ChunkInput, SourceDoc
+from minirag_index.storage import keyword_index
+from minirag_index.storage.schema import arrow_schema, table_row
 
 DOCS = {
     "/d/contract.md": "Условия договора поставки и сроки оплаты.",

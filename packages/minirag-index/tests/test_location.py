@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from minirag_index.location import RETRY_OPTIONS, IndexLocation
 from minirag_index.settings import ConfigError, IndexSettings
+from minirag_index.storage.location import RETRY_OPTIONS, IndexLocation
 
 SECRET = "very-secret-key-4f3e2d1c"
 

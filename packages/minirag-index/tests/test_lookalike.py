@@ -10,7 +10,7 @@ import unicodedata
 import numpy as np
 import pytest
 
-from minirag_index.lookalike import (
+from minirag_index.search.lookalike import (
     EMPTY_SIGNATURE,
     LOOKALIKE_THRESHOLD,
     SIGNATURE_BYTES,
@@ -72,7 +72,7 @@ def test_signature_bytes_roundtrip_and_determinism():
 def test_signature_is_the_same_in_another_process():
     text = "Договор поставки номер 15 от первого марта, стороны согласовали условия"
     code = (
-        "import sys; from minirag_index.lookalike import signature_bytes; "
+        "import sys; from minirag_index.search.lookalike import signature_bytes; "
         "sys.stdout.write(signature_bytes(sys.argv[1]).hex())"
     )
     out = subprocess.run(
@@ -192,8 +192,8 @@ def test_query_path_imports_neither_datasketch_nor_converters():
     # behind it) costs over a second to import, so it is loaded for signing alone.
     code = (
         "import sys\n"
-        "from minirag_index.lookalike import LookAlikeIndex, EMPTY_SIGNATURE\n"
-        "from minirag_index.mentions import build_corpus, find_mentions\n"
+        "from minirag_index.search.lookalike import LookAlikeIndex, EMPTY_SIGNATURE\n"
+        "from minirag_index.search.mentions import build_corpus, find_mentions\n"
         "sig = bytes([1]) + bytes(range(128)) * 4\n"
         "index = LookAlikeIndex({'a': sig, 'b': sig, 'c': EMPTY_SIGNATURE})\n"
         "assert index.look_alikes('a') == [('b', 1.0)]\n"

@@ -6,14 +6,14 @@ import unicodedata
 
 import pytest
 
-from minirag_index.folding import fold, fold_with_offsets
-from minirag_index.mentions import (
+from minirag_index.search.mentions import (
     MAX_PAGE,
     MentionCorpus,
     build_corpus,
     find_mentions,
     parse_terms,
 )
+from minirag_index.text.folding import fold, fold_with_offsets
 
 
 def corpus_of(docs: dict[str, str], titles: dict[str, str] | None = None) -> MentionCorpus:

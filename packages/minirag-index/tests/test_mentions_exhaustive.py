@@ -17,8 +17,9 @@ from dataclasses import dataclass
 
 import pytest
 
-from minirag_index import ChunkInput, MiniragIndex, SourceDoc, mention_columns
-from minirag_index.mentions import MAX_PAGE, build_corpus, find_mentions
+from minirag_index import ChunkInput, MiniragIndex, SourceDoc
+from minirag_index.search.mentions import MAX_PAGE, build_corpus, find_mentions
+from minirag_index.storage import mention_columns
 
 STEMS = [
     "акт", "договор", "отчёт", "контакт", "поставк", "сверк", "счёт", "ёлк", "проект", "прогноз",

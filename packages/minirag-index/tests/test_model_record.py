@@ -18,8 +18,8 @@ from minirag_index import (
     MiniragIndex,
     SourceDoc,
 )
-from minirag_index.model_spec import folder_prefixes
-from minirag_index.store import Store
+from minirag_index.embedding.model_spec import folder_prefixes
+from minirag_index.storage.store import Store
 
 
 def described_copy(model_dir: Path, target: Path, **description: str) -> Path:

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from minirag_index import Embedder
-from minirag_index import optimized_model as om
+from minirag_index.embedding import optimized_model as om
 
 _LOAD_PEAK = """
 import sys
@@ -107,7 +107,7 @@ def test_a_cache_folder_it_cannot_write_leaves_the_model_loading_from_its_file(
     cache = tmp_path / "cache"
     cache.mkdir()
     (cache / "optimized").write_text("not a folder")
-    with caplog.at_level(logging.WARNING, logger="minirag_index.optimized_model"):
+    with caplog.at_level(logging.WARNING, logger="minirag_index.embedding.optimized_model"):
         embedder = Embedder(str(model_dir), cache)
         vector = embedder.embed_query("tomatoes need full sun")
     assert vector.shape == (embedder.dim,)
@@ -123,7 +123,7 @@ def test_a_failed_optimisation_names_its_reason_and_leaves_no_partial_copy(tmp_p
     broken = tmp_path / "model" / "model.onnx"
     broken.parent.mkdir()
     broken.write_bytes(b"this is not an onnx model")
-    with caplog.at_level(logging.WARNING, logger="minirag_index.optimized_model"):
+    with caplog.at_level(logging.WARNING, logger="minirag_index.embedding.optimized_model"):
         assert om.optimized_copy(broken, tmp_path / "cache") is None
     assert [p.name for p in (tmp_path / "cache" / "optimized").iterdir()] == []
     assert any(str(broken) in record.getMessage() for record in caplog.records)

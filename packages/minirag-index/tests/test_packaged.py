@@ -115,6 +115,6 @@ def test_prepared_once_then_reused(tmp_path: Path, monkeypatch) -> None:
 
 def test_a_packaged_model_without_its_extra_fails_as_a_model_load(tmp_path, monkeypatch) -> None:
     absent = dataclasses.replace(E5_SMALL, package="minirag_no_such_package")
-    monkeypatch.setattr("minirag_index.embedder.packaged_model", lambda name: absent)
+    monkeypatch.setattr("minirag_index.embedding.embedder.packaged_model", lambda name: absent)
     with pytest.raises(ModelLoadError, match=r"could not be loaded: .*\[offline-model\]"):
         Embedder(E5_SMALL.name, tmp_path).embed_query("x")

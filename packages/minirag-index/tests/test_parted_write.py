@@ -6,8 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from minirag_index import ChunkInput, SourceDoc, parted_write
-from minirag_index.store import Store
+from minirag_index import ChunkInput, SourceDoc
+from minirag_index.storage import parted_write
+from minirag_index.storage.store import Store
 from testsupport.readers import counts_seen_while, errors_of_writers_at_once
 
 COLUMNS = ["id", "source", "chunk_index", "text", "title", "signature", "vector"]
@@ -50,7 +51,7 @@ def test_a_large_source_gets_the_rows_a_merge_would_give_it(tmp_path, monkeypatc
         calls.append(1)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr("minirag_index.store.store_in_parts", counted)
+    monkeypatch.setattr("minirag_index.storage.store.store_in_parts", counted)
     parted = Store(tmp_path / "parted")
     parted.replace_source(doc(), chunks(13, "v1"), vectors(13))
     assert calls == [1]

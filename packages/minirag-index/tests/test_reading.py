@@ -20,8 +20,8 @@ def test_read_document_shows_each_table_once_with_one_header(make_index):
 
 
 def test_a_table_cut_into_two_sections_is_framed_in_each_and_whole_in_the_document(make_index):
-    from minirag_index.reconstruct import make_seam
-    from minirag_index.schema import parent_id_for
+    from minirag_index.search.reconstruct import make_seam
+    from minirag_index.storage.schema import parent_id_for
 
     header = "| a | b |\n|---|---|"
     index = make_index()

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from minirag_index import ChunkInput, Embedder, SourceDoc
-from minirag_index.model_spec import passage_key
-from minirag_index.store import Store
+from minirag_index.embedding.model_spec import passage_key
+from minirag_index.storage.store import Store
 from testsupport.embedding import count_passages
 
 PARAGRAPHS = [
@@ -116,7 +116,7 @@ def test_an_index_from_before_the_passage_keys_gains_them(
     import lancedb
     import pyarrow as pa
 
-    from minirag_index.schema import arrow_schema, table_row
+    from minirag_index.storage.schema import arrow_schema, table_row
 
     old_schema = pa.schema([f for f in arrow_schema(384) if f.name != "passage_key"])
     vector = embedder.embed_passages([PARAGRAPHS[0]])[0]

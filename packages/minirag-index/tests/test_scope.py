@@ -1,4 +1,4 @@
-from minirag_index.scope import in_scope, scope_filter_sql
+from minirag_index.search.scope import in_scope, scope_filter_sql
 
 
 def test_scope_stops_at_a_separator():

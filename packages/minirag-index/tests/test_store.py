@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from minirag_index import ChunkInput, IndexMismatchError, MiniragIndex, SourceDoc
-from minirag_index.store import Store
+from minirag_index.storage.store import Store
 from testsupport.files import files_under
 from testsupport.readers import counts_seen_while, errors_of_writers_at_once
 
@@ -69,7 +69,7 @@ def test_titles_are_keyword_searchable(make_index):
 def test_old_versions_are_cleaned(tmp_path, monkeypatch):
     from datetime import timedelta
 
-    import minirag_index.store as store_module
+    import minirag_index.storage.store as store_module
 
     monkeypatch.setattr(store_module, "VERSION_RETENTION", timedelta(0))
     store = Store(tmp_path / "db")
@@ -116,7 +116,7 @@ def test_queries_print_no_warnings(make_index, capfd):
 def test_the_schema_is_declared_once_and_every_field_has_its_column() -> None:
     from dataclasses import fields
 
-    from minirag_index.schema import (
+    from minirag_index.storage.schema import (
         CHUNK_COLUMNS,
         COLUMN_TYPES,
         SOURCE_COLUMNS,
@@ -164,7 +164,8 @@ def test_a_read_only_store_creates_nothing_and_refuses_every_write(tmp_path):
 def test_a_read_only_store_reports_an_upgrade_it_does_not_make(tmp_path):
     import lancedb
 
-    from minirag_index import IndexTooOldError, keyword_index
+    from minirag_index import IndexTooOldError
+    from minirag_index.storage import keyword_index
 
     Store(tmp_path / "db").replace_source(SourceDoc("/d/a.md"), chunks(2, "v0"), vectors(2))
     table = lancedb.connect(tmp_path / "db").open_table("chunks")

@@ -8,8 +8,8 @@ import json
 import shutil
 
 from minirag_index import ChunkInput, IndexSettings, MiniragIndex, SourceDoc
-from minirag_index import summary as summary_file
-from minirag_index.scope import scope_filter_sql
+from minirag_index.search.scope import scope_filter_sql
+from minirag_index.storage import summary as summary_file
 
 
 def add(index: MiniragIndex, source: str, n: int = 2, scheme: int = 3, **doc) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 from tokenizers import Tokenizer
 
 from minirag_index import Embedder
-from minirag_index.tokens import PIECE_CHARS, make_token_counter, pieces
+from minirag_index.text.tokens import PIECE_CHARS, make_token_counter, pieces
 
 
 def raw_counter(model_dir: Path):

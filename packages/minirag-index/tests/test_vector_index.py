@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from minirag_index import ChunkInput, IndexSettings, MiniragIndex, SourceDoc
-from minirag_index import vector_index as vi
+from minirag_index.storage import vector_index as vi
 
 DOCS = 200  # in 100 folders: one folder holds 1% of the documents
 CHUNKS = 2

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from minirag_index import Embedder, IndexSettings, MiniragIndex
-from minirag_ingest.pipeline import Pipeline
-from minirag_ingest.roots import Roots
+from minirag_ingest.document.pipeline import Pipeline
+from minirag_ingest.files.roots import Roots
 from minirag_ingest.settings import load_settings
 
 

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from minirag_index.reconstruct import read_seam
+from minirag_index.search.reconstruct import read_seam
 from minirag_ingest.chunking import (
     CODE_SPLIT_MARKER,
     SECTION_CHAR_CAP,

@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from minirag_ingest.contained import NotARegularFile, open_inside
-from minirag_ingest.convert import ConversionError
-from minirag_ingest.reading import ReadRequest, read_contained
-from minirag_ingest.roots import PathOutsideRoots, Roots
-from minirag_ingest.sync import sync
+from minirag_ingest.conversion.convert import ConversionError
+from minirag_ingest.conversion.reading import ReadRequest, read_contained
+from minirag_ingest.files.contained import NotARegularFile, open_inside
+from minirag_ingest.files.roots import PathOutsideRoots, Roots
+from minirag_ingest.sync.run import sync
 
 posix_only = pytest.mark.skipif(os.name == "nt", reason="symlinks and FIFOs as POSIX has them")
 SECRET = "SECRET-OUTSIDE-THE-ROOT"

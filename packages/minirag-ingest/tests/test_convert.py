@@ -5,16 +5,16 @@ from pathlib import Path
 
 import pytest
 
-from minirag_ingest import convert as convert_module
-from minirag_ingest.convert import (
+from minirag_ingest.conversion import convert as convert_module
+from minirag_ingest.conversion.convert import (
     ConversionError,
     Converted,
     convert_content,
     convert_file,
     strip_inline_images,
 )
-from minirag_ingest.install import install_hint
-from minirag_ingest.pages import chunk_pages
+from minirag_ingest.conversion.pages import chunk_pages
+from minirag_ingest.extras.install import install_hint
 from testsupport.documents import docx_bytes, zip_bytes
 
 BIG = 10 * 1024 * 1024

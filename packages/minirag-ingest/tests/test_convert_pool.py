@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from minirag_ingest.convert import ConversionError
-from minirag_ingest.convert_pool import ConversionPool, PoolLimits, PoolStopped
-from minirag_ingest.reading import ReadRequest
+from minirag_ingest.conversion.convert import ConversionError
+from minirag_ingest.conversion.pool import ConversionPool, PoolLimits, PoolStopped
+from minirag_ingest.conversion.reading import ReadRequest
 from testsupport.convert_tasks import scripted
 
 posix_only = pytest.mark.skipif(os.name == "nt", reason="signals and memory limits are POSIX")

@@ -4,7 +4,7 @@ import datetime as dt
 
 import pytest
 
-from minirag_ingest.dates import DocDate, document_date, header_date, name_date
+from minirag_ingest.document.dates import DocDate, document_date, header_date, name_date
 
 D = dt.date(2026, 8, 12)
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from minirag_ingest.convert import ConversionError, convert_file
-from minirag_ingest.sync import sync
+from minirag_ingest.conversion.convert import ConversionError, convert_file
+from minirag_ingest.sync.run import sync
 from testsupport.documents import docx_bytes
 
 # Behaviour no installed extra changes: the base nox session runs it.

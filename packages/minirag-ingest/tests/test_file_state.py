@@ -9,10 +9,10 @@ from hypothesis import strategies as st
 
 from minirag_index import SourceInfo
 from minirag_ingest.chunking import SCHEME_VERSION
-from minirag_ingest.file_state import file_state
-from minirag_ingest.pages import PAGES_SINCE_SCHEME
-from minirag_ingest.scan import ScannedFile
-from minirag_ingest.sync_plan import plan
+from minirag_ingest.conversion.pages import PAGES_SINCE_SCHEME
+from minirag_ingest.files.file_state import file_state
+from minirag_ingest.files.scan import ScannedFile
+from minirag_ingest.sync.plan import plan
 
 STORED_MTIME = 1_700_000_000.25
 

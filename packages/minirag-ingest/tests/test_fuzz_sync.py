@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 from minirag_ingest.chunking import CODE_BUDGET_FACTOR
-from minirag_ingest.convert_pool import ConversionPool, PoolLimits
-from minirag_ingest.names import to_id
+from minirag_ingest.conversion.pool import ConversionPool, PoolLimits
+from minirag_ingest.files.names import to_id
 from minirag_ingest.settings import DEFAULT_CONVERT_MAX_MEMORY, DEFAULT_CONVERT_TIMEOUT
-from minirag_ingest.sync import sync
+from minirag_ingest.sync.run import sync
 from testsupport.hostile import Case, build_fuzz_set
 
 # Small enough to embed on a test machine; bench/hostile.py runs the sizes.

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from minirag_ingest.convert import ConversionError, convert_file
-from minirag_ingest.inflation import MAX_ZIP_ENTRIES
+from minirag_ingest.conversion.convert import ConversionError, convert_file
+from minirag_ingest.conversion.inflation import MAX_ZIP_ENTRIES
 from testsupport.documents import docx_bytes
 from testsupport.hostile import looping_pdf, zip_bomb
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from minirag_ingest.install import (
+from minirag_ingest.extras.install import (
     extra_command,
     install_hint,
     installed_extras,
@@ -113,7 +113,7 @@ def _fake_install(folder: Path, direct_url: dict[str, object] | None) -> Path:
 
 def _hint_in_a_process(folder: Path, extra: str) -> str:
     env = {**os.environ, "PYTHONPATH": str(folder)}
-    code = f"from minirag_ingest.install import install_hint; print(install_hint({extra!r}))"
+    code = f"from minirag_ingest.extras.install import install_hint; print(install_hint({extra!r}))"
     done = subprocess.run(
         [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
     )

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from minirag_ingest.jobs import JobManager, UnknownJob
-from minirag_ingest.lock import SyncLocked
-from minirag_ingest.pipeline import Pipeline
+from minirag_ingest.document.pipeline import Pipeline
+from minirag_ingest.sync.jobs import JobManager, UnknownJob
+from minirag_ingest.sync.lock import SyncLocked
 
 
 def write_notes(folder: Path, count: int) -> None:

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from minirag_index.filters import decode_labels
+from minirag_index.search.filters import decode_labels
 from minirag_ingest.labels import resolve
 from minirag_ingest.labels.taxonomy import TaxonomyLoader
-from minirag_ingest.sync import sync
+from minirag_ingest.sync.run import sync
 from testsupport.classify import FakePlugin, register
 
 TOML = """

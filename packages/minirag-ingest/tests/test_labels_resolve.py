@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from minirag_index.filters import decode_labels
+from minirag_index.search.filters import decode_labels
+from minirag_ingest.extras.plugins import CLASSIFY, missing_extra
 from minirag_ingest.labels.resolve import (
     ABSENT_NO_PATH,
     ABSENT_WITHIN,
@@ -19,7 +20,6 @@ from minirag_ingest.labels.resolve import (
     resolve_labels,
 )
 from minirag_ingest.labels.taxonomy import ModelSpec, Taxonomy, parse_taxonomy
-from minirag_ingest.plugins import CLASSIFY, missing_extra
 from testsupport.classify import register
 
 TOML = """

@@ -9,7 +9,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from minirag_index.filters import apply_filter, parse_filter, public_labels
+from minirag_index.search.filters import apply_filter, parse_filter, public_labels
+from minirag_ingest.document.pipeline import Pipeline
 from minirag_ingest.labels.resolve import (
     ModelSession,
     needs_relabel,
@@ -17,7 +18,6 @@ from minirag_ingest.labels.resolve import (
     resolve_labels,
 )
 from minirag_ingest.labels.taxonomy import parse_taxonomy
-from minirag_ingest.pipeline import Pipeline
 from testsupport.classify import register
 
 TOML = """

@@ -6,7 +6,7 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from minirag_index.filters import Label
+from minirag_index.search.filters import Label
 from minirag_ingest.labels.resolve import ModelSession
 from minirag_ingest.labels.taxonomy import ModelSpec, parse_taxonomy
 from minirag_ingest.labels.try_file import classify_try

@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from minirag_ingest.lock import SyncLock, SyncLocked, format_duration, read_holder
+from minirag_ingest.sync.lock import SyncLock, SyncLocked, format_duration, read_holder
 
 HOLDER = textwrap.dedent(
     """
     import sys, time
-    from minirag_ingest.lock import SyncLock
+    from minirag_ingest.sync.lock import SyncLock
     lock = SyncLock(sys.argv[1]).acquire()
     print("locked", flush=True)
     time.sleep(60)

@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from minirag_ingest.chunking import SECTION_CHAR_CAP
-from minirag_ingest.convert import convert_file
-from minirag_ingest.pipeline import Pipeline
+from minirag_ingest.conversion.convert import convert_file
+from minirag_ingest.document.pipeline import Pipeline
 
 
 def sections_of(pipeline: Pipeline, source: str) -> list[str]:

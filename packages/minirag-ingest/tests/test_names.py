@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from minirag_ingest.names import json_safe, safe_text, to_id, to_path
-from minirag_ingest.sync import sync
+from minirag_ingest.files.names import json_safe, safe_text, to_id, to_path
+from minirag_ingest.sync.run import sync
 
 posix_only = pytest.mark.skipif(os.name == "nt", reason="POSIX names are bytes")
 # Names as os.fsdecode gives them: any text, undecodable bytes as lone surrogates, and plenty

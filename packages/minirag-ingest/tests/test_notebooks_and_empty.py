@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from minirag_ingest.convert import ConversionError, convert_file
-from minirag_ingest.no_text import holds_text
-from minirag_ingest.sync import sync
+from minirag_ingest.conversion.convert import ConversionError, convert_file
+from minirag_ingest.conversion.no_text import holds_text
+from minirag_ingest.sync.run import sync
 
 FILES = Path(__file__).parent / "files"
 

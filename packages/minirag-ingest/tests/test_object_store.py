@@ -17,14 +17,14 @@ from pathlib import Path
 import pytest
 
 from minirag_index import Embedder, IndexSettings, MiniragIndex
-from minirag_index.filters import decode_labels
+from minirag_index.search.filters import decode_labels
+from minirag_ingest.document.pipeline import Pipeline
+from minirag_ingest.files.roots import Roots
 from minirag_ingest.labels.taxonomy import TaxonomyLoader
-from minirag_ingest.lease import LEASE_NAME
-from minirag_ingest.lock import SyncLocked
-from minirag_ingest.pipeline import Pipeline
-from minirag_ingest.roots import Roots
 from minirag_ingest.settings import load_settings
-from minirag_ingest.sync import sync
+from minirag_ingest.sync.lease import LEASE_NAME
+from minirag_ingest.sync.lock import SyncLocked
+from minirag_ingest.sync.run import sync
 from testsupport.embedding import count_passages
 from testsupport.object_store import SECRET, S3Server
 
@@ -45,8 +45,8 @@ values.pilots = { description = "Pilot projects.", paths = ["pilots"] }
 
 
 def test_without_the_extra_the_error_names_it(monkeypatch: pytest.MonkeyPatch) -> None:
-    from minirag_index.location import IndexLocation
-    from minirag_ingest.object_store import SideObjects
+    from minirag_index.storage.location import IndexLocation
+    from minirag_ingest.sync.object_store import SideObjects
 
     monkeypatch.setitem(sys.modules, "obstore", None)  # as if it were not installed
     with pytest.raises(ImportError, match=r"minirag-ingest\[s3\]"):
@@ -148,7 +148,7 @@ HOLD_LEASE = textwrap.dedent(
     import sys, time
     from minirag_index import MiniragIndex
     from minirag_index.settings import load_index_settings
-    from minirag_ingest.lock import sync_lock_for
+    from minirag_ingest.sync.lock import sync_lock_for
     index = MiniragIndex(load_index_settings(DB_PATH=sys.argv[1]))
     lease = sync_lock_for(index, float(sys.argv[2])).acquire()
     print("held", flush=True)
@@ -219,8 +219,8 @@ WRITER = textwrap.dedent(
     from pathlib import Path
     from minirag_index import MiniragIndex
     from minirag_index.settings import load_index_settings
-    from minirag_ingest.pipeline import Pipeline
-    from minirag_ingest.roots import Roots
+    from minirag_ingest.document.pipeline import Pipeline
+    from minirag_ingest.files.roots import Roots
     from minirag_ingest.settings import load_settings
     root = Path(sys.argv[2])
     pipeline = Pipeline(
@@ -313,9 +313,9 @@ def test_of_two_syncs_taking_over_one_expired_lease_only_one_wins(
 ) -> None:
     import threading
 
-    from minirag_index.location import IndexLocation
-    from minirag_ingest.lease import LeaseNote, SyncLease
-    from minirag_ingest.object_store import SideObjects
+    from minirag_index.storage.location import IndexLocation
+    from minirag_ingest.sync.lease import LeaseNote, SyncLease
+    from minirag_ingest.sync.object_store import SideObjects
 
     options = IndexSettings(DB_PATH=index_uri, **s3_server.index_settings()).store_access()
     objects = SideObjects(IndexLocation.parse(index_uri), options.storage_options)

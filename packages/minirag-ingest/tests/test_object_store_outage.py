@@ -13,15 +13,15 @@ from pathlib import Path
 import pytest
 
 from minirag_index import Embedder, IndexSettings, MiniragIndex, StoreUnavailableError
-from minirag_index.location import IndexLocation
-from minirag_ingest.corpus import Corpus
-from minirag_ingest.lease import LEASE_NAME, LeaseNote, SyncLease
-from minirag_ingest.lock import SyncLocked
-from minirag_ingest.object_store import SideObjects
-from minirag_ingest.pipeline import Pipeline
-from minirag_ingest.roots import Roots
+from minirag_index.storage.location import IndexLocation
+from minirag_ingest.document.pipeline import Pipeline
+from minirag_ingest.files.corpus import Corpus
+from minirag_ingest.files.roots import Roots
 from minirag_ingest.settings import load_settings
-from minirag_ingest.sync import sync
+from minirag_ingest.sync.lease import LEASE_NAME, LeaseNote, SyncLease
+from minirag_ingest.sync.lock import SyncLocked
+from minirag_ingest.sync.object_store import SideObjects
+from minirag_ingest.sync.run import sync
 from testsupport.embedding import count_passages
 from testsupport.object_store import SECRET, S3Server
 from testsupport.relay import TcpRelay, tcp_relay
@@ -156,7 +156,7 @@ def test_a_lease_written_by_a_clock_an_hour_ahead_is_judged_by_the_stores_clock(
     # its lease (term: 2 s) just now.
     note = LeaseNote("fast-clock-host", 4242, ahead - 120, ahead, 2.0)
     assert objects.create(LEASE_NAME, note.to_bytes()) is not None
-    caplog.set_level(logging.WARNING, logger="minirag_ingest.lease")
+    caplog.set_level(logging.WARNING, logger="minirag_ingest.sync.lease")
 
     with pytest.raises(SyncLocked) as refused:
         SyncLease(objects, 60.0).acquire()

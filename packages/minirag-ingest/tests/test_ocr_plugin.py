@@ -1,6 +1,6 @@
 """The OCR plug-in interface as the base install sees it, with no OCR package needed.
 
-The plug-in is a fake registered through the plug-in seam (:mod:`minirag_ingest.plugins`,
+The plug-in is a fake registered through the plug-in seam (:mod:`minirag_ingest.extras.plugins`,
 whose discovery test_plugins.py covers), and conversion runs on a fake engine that returns
 canned text, so these tests pass with or without the [ocr] extra installed.
 """
@@ -13,10 +13,12 @@ from pathlib import Path
 import pytest
 
 from minirag_index import IndexSettings, MiniragIndex
-from minirag_ingest import plugins
-from minirag_ingest.convert import ConversionError, convert_file
-from minirag_ingest.install import install_hint
-from minirag_ingest.ocr import (
+from minirag_ingest.conversion.convert import ConversionError, convert_file
+from minirag_ingest.conversion.pages import PageIndex
+from minirag_ingest.document.pipeline import Pipeline
+from minirag_ingest.extras import plugins
+from minirag_ingest.extras.install import install_hint
+from minirag_ingest.extras.ocr import (
     IMAGE_EXTENSIONS,
     OcrEngine,
     OcrError,
@@ -24,9 +26,7 @@ from minirag_ingest.ocr import (
     ocr_engine_name,
     ocr_missing,
 )
-from minirag_ingest.pages import PageIndex
-from minirag_ingest.pipeline import Pipeline
-from minirag_ingest.roots import Roots
+from minirag_ingest.files.roots import Roots
 from minirag_ingest.settings import ConfigError, load_settings
 from testsupport.documents import blank_pdf
 

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from minirag_ingest.pages import PageIndex, chunk_pages, normalize_for_pages
+from minirag_ingest.conversion.pages import PageIndex, chunk_pages, normalize_for_pages
 
 PAGES = [
     "Warehouse stock policy\n\n1. Scope\nThis policy covers all ware-\nhouses of the company.\n",

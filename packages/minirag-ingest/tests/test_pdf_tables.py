@@ -16,9 +16,9 @@ from markitdown import StreamInfo
 from markitdown.converters import PdfConverter
 
 from minirag_index import ChunkInput
-from minirag_ingest.convert import convert_file
-from minirag_ingest.pdf import read_pdf
-from minirag_ingest.pipeline import Pipeline
+from minirag_ingest.conversion.convert import convert_file
+from minirag_ingest.conversion.pdf import read_pdf
+from minirag_ingest.document.pipeline import Pipeline
 from testsupport.documents import pdf_with_ruled_tables
 from testsupport.pdf_check import page_letters, words_not_on
 

@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from minirag_ingest.convert import ConversionError, convert_file
-from minirag_ingest.formats import IMAGE_EXTENSIONS
-from minirag_ingest.ocr import OcrError
-from minirag_ingest.pictures import MAX_PICTURES, PictureCounts, read_pictures, too_small
+from minirag_ingest.conversion.convert import ConversionError, convert_file
+from minirag_ingest.conversion.pictures import MAX_PICTURES, PictureCounts, read_pictures, too_small
+from minirag_ingest.extras.ocr import OcrError
+from minirag_ingest.files.formats import IMAGE_EXTENSIONS
 from testsupport.pictures import (
     Picture,
     docx_with_pictures,

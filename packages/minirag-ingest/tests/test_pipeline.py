@@ -8,8 +8,8 @@ import threading
 import pytest
 
 from minirag_index import ChunkInput
-from minirag_ingest.pipeline import IngestRefused, with_title_line
-from minirag_ingest.roots import PathOutsideRoots
+from minirag_ingest.document.pipeline import IngestRefused, with_title_line
+from minirag_ingest.files.roots import PathOutsideRoots
 
 
 def test_ingest_file_stores_title_date_and_chunks(pipeline, docs):

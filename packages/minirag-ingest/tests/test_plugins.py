@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from minirag_ingest import plugins
-from minirag_ingest.install import install_hint
-from minirag_ingest.plugins import CLASSIFY, OCR, Found, find, missing_extra, registered
+from minirag_ingest.extras import plugins
+from minirag_ingest.extras.install import install_hint
+from minirag_ingest.extras.plugins import CLASSIFY, OCR, Found, find, missing_extra, registered
 
 
 class FakeEntryPoint:

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from minirag_ingest.chunking import chunk_markdown
-from minirag_ingest.pipeline import Pipeline
-from minirag_ingest.sync import sync
+from minirag_ingest.document.pipeline import Pipeline
+from minirag_ingest.sync.run import sync
 from testsupport.edits import EDITS, sentences
 from testsupport.embedding import count_passages
 

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from minirag_ingest.roots import PathOutsideRoots, Roots, in_scope
+from minirag_ingest.files.roots import PathOutsideRoots, Roots, in_scope
 
 
 @pytest.fixture

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from minirag_ingest.roots import PathOutsideRoots, Roots
-from minirag_ingest.scan import (
+from minirag_ingest.files.roots import PathOutsideRoots, Roots
+from minirag_ingest.files.scan import (
     SUPPORTED_EXTENSIONS,
     IgnoreFileUnreadable,
     ScanResult,

@@ -14,12 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from minirag_ingest import sync as sync_module
-from minirag_ingest import sync_reading
 from minirag_ingest.chunking import SCHEME_VERSION
-from minirag_ingest.lock import SyncLocked
-from minirag_ingest.pipeline import Pipeline
-from minirag_ingest.sync import SyncReport, sync
+from minirag_ingest.document.pipeline import Pipeline
+from minirag_ingest.sync.lock import SyncLocked
+from minirag_ingest.sync.run import SyncReport, sync
+from minirag_ingest.sync.run import reindex as sync_reading
+from minirag_ingest.sync.run import run as sync_module
 
 
 def write_notes(folder: Path, count: int, prefix: str = "note") -> list[Path]:
@@ -53,7 +53,7 @@ def embed_calls(pipeline: Pipeline, monkeypatch: pytest.MonkeyPatch) -> list[int
 
 @pytest.fixture
 def hash_calls(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
-    from minirag_ingest import pipeline as pipeline_module
+    from minirag_ingest.document import pipeline as pipeline_module
 
     calls: list[Path] = []
     original = pipeline_module.file_hash
@@ -514,7 +514,7 @@ def test_a_source_stored_twice_is_stored_once_again(pipeline, docs) -> None:
 HOLD_LOCK = textwrap.dedent(
     """
     import sys, time
-    from minirag_ingest.lock import SyncLock
+    from minirag_ingest.sync.lock import SyncLock
     lock = SyncLock(sys.argv[1]).acquire()
     print("locked", flush=True)
     time.sleep(60)
@@ -545,10 +545,10 @@ SYNC_SUBPROCESS = textwrap.dedent(
     """
     import sys
     from minirag_index import IndexSettings, MiniragIndex
-    from minirag_ingest import sync as sync_module
-    from minirag_ingest import sync_reading
-    from minirag_ingest.pipeline import Pipeline
-    from minirag_ingest.roots import Roots
+    from minirag_ingest.sync.run import run as sync_module
+    from minirag_ingest.sync.run import reindex as sync_reading
+    from minirag_ingest.document.pipeline import Pipeline
+    from minirag_ingest.files.roots import Roots
     from minirag_ingest.settings import load_settings
 
     model, cache, db, root = sys.argv[1:5]
@@ -656,7 +656,7 @@ def test_a_symlink_to_a_file_outside_the_roots_is_never_indexed(pipeline, docs, 
 
 
 def test_a_long_document_shows_its_embedding_progress(pipeline, docs, monkeypatch) -> None:
-    from minirag_ingest import pipeline as pipeline_module
+    from minirag_ingest.document import pipeline as pipeline_module
 
     monkeypatch.setattr(pipeline_module, "EMBED_SLICE", 16)  # a "long" document of ~40 chunks
     sentences = " ".join(f"Crate {n} sits on shelf {n % 40} of aisle {n % 7}." for n in range(300))

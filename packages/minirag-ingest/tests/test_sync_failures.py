@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 
 from minirag_index import ChunkInput, SourceDoc
-from minirag_ingest import pipeline as pipeline_module
-from minirag_ingest.failures import FILE_NAME
-from minirag_ingest.ocr import OcrError
-from minirag_ingest.pipeline import Pipeline
-from minirag_ingest.sync import sync
+from minirag_ingest.document import pipeline as pipeline_module
+from minirag_ingest.document.pipeline import Pipeline
+from minirag_ingest.extras.ocr import OcrError
+from minirag_ingest.sync.failures import FILE_NAME
+from minirag_ingest.sync.run import sync
 from testsupport.documents import blank_pdf
 
 FILES = Path(__file__).parent / "files"

@@ -13,13 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from minirag_ingest import plugins
 from minirag_ingest.chunking import SCHEME_VERSION
-from minirag_ingest.install import install_hint
-from minirag_ingest.ocr import IMAGE_EXTENSIONS, load_ocr_engine, ocr_engine_name
-from minirag_ingest.pages import PAGES_SINCE_SCHEME
-from minirag_ingest.pipeline import Pipeline
-from minirag_ingest.sync import SyncReport, sync
+from minirag_ingest.conversion.pages import PAGES_SINCE_SCHEME
+from minirag_ingest.document.pipeline import Pipeline
+from minirag_ingest.extras import plugins
+from minirag_ingest.extras.install import install_hint
+from minirag_ingest.extras.ocr import IMAGE_EXTENSIONS, load_ocr_engine, ocr_engine_name
+from minirag_ingest.sync.run import SyncReport, sync
 from testsupport.documents import blank_pdf
 
 PAGE_TEXT = "Recognised scan about turbine blades and their replacement schedule"
@@ -142,7 +142,7 @@ def test_a_pdf_read_with_ocr_is_not_read_again_without_it(
     docs: Path,
     make_pdf: Callable[[list[str]], bytes],
 ) -> None:
-    from minirag_ingest.pages import lacks_pages
+    from minirag_ingest.conversion.pages import lacks_pages
 
     scan = docs / "scan.pdf"
     scan.write_bytes(blank_pdf(2))

@@ -11,9 +11,9 @@ from hypothesis import strategies as st
 
 from minirag_index import SourceInfo
 from minirag_ingest.chunking import SCHEME_VERSION
-from minirag_ingest.roots import in_scope
-from minirag_ingest.scan import ScannedFile, UnlistedFolder
-from minirag_ingest.sync_plan import SyncPlan, plan
+from minirag_ingest.files.roots import in_scope
+from minirag_ingest.files.scan import ScannedFile, UnlistedFolder
+from minirag_ingest.sync.plan import SyncPlan, plan
 
 ROOT = "/r"
 FOLDERS = [ROOT, "/r/x", "/r/y", "/r/x/z"]

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from minirag_ingest.convert import ConversionError, convert_file
+from minirag_ingest.conversion.convert import ConversionError, convert_file
 
 TEXT = "Quarterly report: the pump station at Riverside was inspected in March.\n" * 5
 RUSSIAN = "Отчёт за квартал: насосную станцию проверили в марте.\n" * 5

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from minirag_ingest.titles import (
+from minirag_ingest.document.titles import (
     choose_title,
     first_h1,
     is_boilerplate_heading,

@@ -16,8 +16,7 @@ import pytest
 import requests
 from requests.adapters import HTTPAdapter
 
-from minirag_ingest import urls
-from minirag_ingest.urls import (
+from minirag_ingest.web.fetch import (
     FetchError,
     HostGuard,
     RefusedHost,
@@ -27,6 +26,7 @@ from minirag_ingest.urls import (
     fetch,
     guarded_session,
 )
+from minirag_ingest.web.page import fetch as urls
 
 METADATA_URL = "http://169.254.169.254/latest/meta-data/"
 

@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from minirag_ingest.convert import ConversionError
-from minirag_ingest.vtt import format_timestamp, vtt_to_markdown
+from minirag_ingest.conversion.convert import ConversionError
+from minirag_ingest.conversion.vtt import format_timestamp, vtt_to_markdown
 
 TEAMS = """WEBVTT
 

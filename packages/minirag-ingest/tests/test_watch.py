@@ -15,12 +15,12 @@ from typing import Any
 
 import pytest
 
-from minirag_ingest.formats import SUPPORTED_EXTENSIONS
-from minirag_ingest.jobs import JobManager
-from minirag_ingest.lock import SyncLock
-from minirag_ingest.pipeline import Pipeline
-from minirag_ingest.watch import Watcher, WatchSettings
-from minirag_ingest.watch_rules import matters, sync_scope
+from minirag_ingest.document.pipeline import Pipeline
+from minirag_ingest.files.formats import SUPPORTED_EXTENSIONS
+from minirag_ingest.sync.jobs import JobManager
+from minirag_ingest.sync.lock import SyncLock
+from minirag_ingest.watch.rules import matters, sync_scope
+from minirag_ingest.watch.watcher import Watcher, WatchSettings
 
 ROOT = Path("/docs")
 DEADLINE = 60.0  # seconds: against a hang, not a speed claim

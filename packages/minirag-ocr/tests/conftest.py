@@ -14,7 +14,7 @@ import pytest
 @pytest.fixture(scope="session")
 def ocr_engine(tmp_path_factory: pytest.TempPathFactory) -> Any:
     """The real engine on the bundled model, shared so the model loads once."""
-    from minirag_ingest.plugins import OCR, find
+    from minirag_ingest.extras.plugins import OCR, find
     from minirag_ocr import OcrSettings, RapidOcrPlugin
 
     found = find(OCR)

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from minirag_index.settings import ConfigError
-from minirag_ingest.convert import ConversionError, convert_file
-from minirag_ingest.ocr import OcrError, load_ocr_engine
+from minirag_ingest.conversion.convert import ConversionError, convert_file
+from minirag_ingest.extras.ocr import OcrError, load_ocr_engine
 from minirag_ocr import engine as engine_module
 from minirag_ocr import models
 from minirag_ocr.engine import RapidOcrEngine

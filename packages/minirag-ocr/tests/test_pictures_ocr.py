@@ -8,10 +8,10 @@ from typing import Any
 import pytest
 
 from conftest import require_module
-from minirag_ingest.convert import convert_file
-from minirag_ingest.convert_pool import ConversionPool, PoolLimits
-from minirag_ingest.pictures import MAX_PICTURES
-from minirag_ingest.reading import ReadRequest
+from minirag_ingest.conversion.convert import convert_file
+from minirag_ingest.conversion.pictures import MAX_PICTURES
+from minirag_ingest.conversion.pool import ConversionPool, PoolLimits
+from minirag_ingest.conversion.reading import ReadRequest
 from minirag_ingest.settings import DEFAULT_CONVERT_MAX_MEMORY, DEFAULT_CONVERT_TIMEOUT
 from testsupport.pictures import Picture, docx_with_pictures, logo_picture, word_picture
 

@@ -8,10 +8,10 @@ from typing import Any
 import pytest
 
 from minirag_index import Embedder, IndexSettings, MiniragIndex
-from minirag_ingest.convert import convert_file
-from minirag_ingest.ocr import IMAGE_EXTENSIONS, OcrEngine
-from minirag_ingest.pipeline import Pipeline
-from minirag_ingest.roots import Roots
+from minirag_ingest.conversion.convert import convert_file
+from minirag_ingest.document.pipeline import Pipeline
+from minirag_ingest.extras.ocr import IMAGE_EXTENSIONS, OcrEngine
+from minirag_ingest.files.roots import Roots
 from minirag_ingest.settings import load_settings
 from minirag_ocr.engine import layout_text
 from testsupport.documents import page_image, pdf_with_pages
@@ -89,7 +89,7 @@ def test_image_without_text_gives_no_text(ocr_engine: Any, tmp_path: Path) -> No
 
 
 def test_unreadable_image_is_a_per_file_error(ocr_engine: Any, tmp_path: Path) -> None:
-    from minirag_ingest.convert import ConversionError
+    from minirag_ingest.conversion.convert import ConversionError
 
     path = tmp_path / "broken.png"
     path.write_bytes(b"\x89PNG\r\n\x1a\nnot really")

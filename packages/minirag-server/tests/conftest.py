@@ -38,7 +38,7 @@ def docs(tmp_path: Path) -> Path:
 
 @pytest.fixture(scope="session")
 def optimized_models(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """One folder for the session's optimised model copies (minirag_index.optimized_model,
+    """One folder for the session's optimised model copies (minirag_index.embedding.optimized_model,
     90 MB for the test model): made once, not once a test."""
     return tmp_path_factory.mktemp("optimized")
 

@@ -22,7 +22,7 @@ from testsupport.mcp import call, cli_process
 TOOL_WORDS = ("sync_start", "ingest_file", "list_files", "filePath", "chunkIndex", "topK")
 # Bytes no encoding decodes (charset-normalizer gives up and so does BeautifulSoup's fallback).
 # Bytes no encoding reads. No NUL or other control bytes: those make a file binary data, which
-# is refused rather than decoded (minirag_ingest.text_encoding).
+# is refused rather than decoded (minirag_ingest.files.text_encoding).
 UNDECODABLE = bytes([0x81, 0x8D, 0xFF, 0x90, 0x9D, 0xC3, 0x80, 0xFE, 0xC0, 0xF5] * 20)
 
 # Exit statuses and messages of the command itself, which no extra changes: only the base

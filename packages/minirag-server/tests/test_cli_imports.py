@@ -59,7 +59,7 @@ def synced(env: dict, capsys: pytest.CaptureFixture[str]) -> dict:
 
 @pytest.mark.parametrize("name", ["status", "list"])
 def test_status_and_list_after_a_sync_answer_without_lancedb(synced: dict, name: str) -> None:
-    """The sync left a summary of what it wrote (minirag_index.summary): they read that."""
+    """The sync left a summary of what it wrote (minirag_index.storage.summary): they read that."""
     result = loaded_by(COMMANDS[name])
     assert result["code"] == 0
     for module in ("lancedb", "pandas", "fastembed", "onnxruntime", "tokenizers", "fastmcp"):
@@ -79,7 +79,7 @@ def test_find_reads_the_index_without_the_embedding_model(synced: dict) -> None:
 def test_without_a_current_summary_they_read_lancedb_and_say_the_same(
     synced: dict, name: str
 ) -> None:
-    from minirag_index import summary
+    from minirag_index.storage import summary
 
     with_summary = loaded_by([*COMMANDS[name], "--json"])
     db = Path(synced["BASE_DIR"]) / ".minirag" / "lancedb"  # the default DB_PATH
@@ -92,7 +92,7 @@ def test_without_a_current_summary_they_read_lancedb_and_say_the_same(
 def test_a_sync_with_nothing_to_do_leaves_a_summary_for_an_index_without_one(
     synced: dict, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from minirag_index import summary
+    from minirag_index.storage import summary
 
     db = Path(synced["BASE_DIR"]) / ".minirag" / "lancedb"
     (db / summary.FILE_NAME).unlink()  # as an index written before the summaries

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from minirag_ingest.install import install_hint
+from minirag_ingest.extras.install import install_hint
 from testsupport.mcp import cli_process
 from testsupport.models import offline_model_missing
 

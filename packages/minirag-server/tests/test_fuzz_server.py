@@ -26,7 +26,7 @@ import pytest
 from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from minirag_ingest.names import to_id
+from minirag_ingest.files.names import to_id
 from minirag_ingest.settings import DEFAULT_CONVERT_MAX_MEMORY
 from testsupport.hostile import Case, build_fuzz_set
 from testsupport.memory import TreeMemory

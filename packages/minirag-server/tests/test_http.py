@@ -48,7 +48,7 @@ def drop_a_keyword_index(db: Path) -> None:
     index), so that a reader writing nothing is a reader that did not upgrade it."""
     import lancedb
 
-    from minirag_index.keyword_index import index_name
+    from minirag_index.storage.keyword_index import index_name
 
     lancedb.connect(db).open_table("chunks").drop_index(index_name("text_terms"))
 

@@ -63,7 +63,7 @@ def test_an_unrecorded_index_says_so_and_records_on_the_next_write(
     import numpy as np
 
     from minirag_index import ChunkInput, SourceDoc
-    from minirag_index.store import Store
+    from minirag_index.storage.store import Store
 
     db = docs / ".minirag" / "lancedb"
     vector = np.random.default_rng(0).random(384, dtype=np.float32)

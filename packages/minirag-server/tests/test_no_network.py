@@ -4,7 +4,7 @@ of every process it starts (the fork server, the conversion workers). Not one na
 one connection.
 
 onnxruntime's telemetry tried to resolve mobile.events.data.microsoft.com about nine seconds
-after import and kept retrying (minirag_index.telemetry); this is the test that saw it.
+after import and kept retrying (minirag_index.embedding.telemetry); this is the test that saw it.
 
 Needs strace and a network namespace: ``unshare -n`` as root, or ``unshare -rn`` where user
 namespaces are allowed. Without them it skips, saying what is missing - except under .ci/run,

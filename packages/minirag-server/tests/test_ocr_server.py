@@ -20,12 +20,12 @@ import pytest
 from fastmcp import Client
 
 from minirag_index.settings import ConfigError
-from minirag_ingest import plugins
-from minirag_ingest.formats import IMAGE_EXTENSIONS
-from minirag_ingest.install import install_hint
-from minirag_ingest.pages import PAGES_SINCE_SCHEME
-from minirag_ingest.pipeline import Pipeline
-from minirag_ingest.sync import sync
+from minirag_ingest.conversion.pages import PAGES_SINCE_SCHEME
+from minirag_ingest.document.pipeline import Pipeline
+from minirag_ingest.extras import plugins
+from minirag_ingest.extras.install import install_hint
+from minirag_ingest.files.formats import IMAGE_EXTENSIONS
+from minirag_ingest.sync.run import sync
 from minirag_mcp.config import ConfigProblem, load_config
 from minirag_mcp.context import AppContext
 from minirag_mcp.server import create_app

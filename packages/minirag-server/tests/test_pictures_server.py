@@ -16,8 +16,8 @@ import pytest
 from fastmcp import Client
 
 from conftest import require_module
-from minirag_ingest import plugins
-from minirag_ingest.install import install_hint
+from minirag_ingest.extras import plugins
+from minirag_ingest.extras.install import install_hint
 from minirag_mcp.config import load_config
 from minirag_mcp.server import create_app
 from testsupport.mcp import call, cli, synced

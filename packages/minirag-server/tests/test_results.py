@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from minirag_index.filters import Label
-from minirag_ingest.jobs import JobStatus
+from minirag_index.search.filters import Label
 from minirag_ingest.labels.try_file import TriedFacet, TriedFile
-from minirag_ingest.sync import COUNT_NAMES
+from minirag_ingest.sync.jobs import JobStatus
+from minirag_ingest.sync.run import COUNT_NAMES
 from minirag_mcp.render import try_lines
 from minirag_mcp.results import ClassifyTry, SyncJob
 

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 
 
 def llama_hint() -> str:
-    from minirag_ingest.install import install_hint
+    from minirag_ingest.extras.install import install_hint
 
     return (
         "llama-cpp-python is not importable; reinstall the [classify] extra: "

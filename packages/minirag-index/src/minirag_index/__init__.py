@@ -4,7 +4,8 @@ A standalone library: it knows nothing of files, converters or MCP. Hand it a so
 and it embeds and stores them; ask it a question and it fuses vector and keyword rankings.
 """
 
-from minirag_index.embedder import Embedder, ModelLoadError
+from minirag_index.embedding.embedder import Embedder, ModelLoadError
+from minirag_index.embedding.telemetry import keep_onnxruntime_offline
 from minirag_index.errors import MiniragError, StoreUnavailableError
 from minirag_index.heap import tune_process_memory
 from minirag_index.index import (
@@ -19,10 +20,10 @@ from minirag_index.index import (
     SourceHits,
     clamp_top_k,
 )
-from minirag_index.reconstruct import rebuild_document, rebuild_section
-from minirag_index.scope import in_scope
+from minirag_index.search.reconstruct import rebuild_document, rebuild_section
+from minirag_index.search.scope import in_scope
 from minirag_index.settings import ConfigError, IndexSettings, load_index_settings
-from minirag_index.store import (
+from minirag_index.storage.store import (
     ChunkInput,
     IndexMismatchError,
     IndexTooOldError,
@@ -31,7 +32,6 @@ from minirag_index.store import (
     SourceInfo,
     StoredChunk,
 )
-from minirag_index.telemetry import keep_onnxruntime_offline
 
 __all__ = [
     "DEFAULT_NEIGHBORS",

@@ -16,16 +16,16 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
-from minirag_index.embedder import Embedder
-from minirag_index.filters import sources_filter_sql
-from minirag_index.fusion import first_sources, group_cut, rrf_fuse, within_distance
+from minirag_index.embedding.embedder import Embedder
+from minirag_index.embedding.model_spec import ModelSpec, index_model_problem
 from minirag_index.heap import release_freed_memory
-from minirag_index.location import IndexLocation
-from minirag_index.model_spec import ModelSpec, index_model_problem
-from minirag_index.reconstruct import document_parts, rebuild_section
-from minirag_index.scope import in_scope, scope_filter_sql, sql_string
+from minirag_index.search.filters import sources_filter_sql
+from minirag_index.search.fusion import first_sources, group_cut, rrf_fuse, within_distance
+from minirag_index.search.reconstruct import document_parts, rebuild_section
+from minirag_index.search.scope import in_scope, scope_filter_sql, sql_string
 from minirag_index.settings import IndexSettings
-from minirag_index.store import (
+from minirag_index.storage.location import IndexLocation
+from minirag_index.storage.store import (
     ChunkInput,
     IndexMismatchError,
     SourceDoc,
@@ -35,10 +35,10 @@ from minirag_index.store import (
 )
 
 if TYPE_CHECKING:  # numpy-backed; imported on first use so opening an index stays light
-    from minirag_index.lookalike import LookAlikeIndex
-    from minirag_index.mentions import MentionCorpus, MentionResult
-    from minirag_index.store import Vector
-    from minirag_index.summary import IndexSummary
+    from minirag_index.search.lookalike import LookAlikeIndex
+    from minirag_index.search.mentions import MentionCorpus, MentionResult
+    from minirag_index.storage.store import Vector
+    from minirag_index.storage.summary import IndexSummary
 
 T = TypeVar("T")
 
@@ -119,7 +119,8 @@ class NeighborChunk:
 
 class MiniragIndex:
     """An index at ``settings.DB_PATH`` searched with ``settings.MODEL_NAME``; with
-    ``read_only`` nothing is ever written there (see :class:`~minirag_index.store.Store`)."""
+    ``read_only`` nothing is ever written there (see
+    :class:`~minirag_index.storage.store.Store`)."""
 
     def __init__(
         self, settings: IndexSettings, embedder: Embedder | None = None, *, read_only: bool = False
@@ -153,9 +154,9 @@ class MiniragIndex:
         on_embedded: Callable[[int, int], None] | None = None,
     ) -> list[Any]:
         """A vector for each chunk text: the index's own when it holds the same text embedded
-        by this model, else newly embedded (see :mod:`minirag_index.reuse`); ``slice_size``
+        by this model, else newly embedded (see :mod:`minirag_index.storage.reuse`); ``slice_size``
         texts per embedding call, ``on_embedded(done, total)`` after each when they take more."""
-        from minirag_index.reuse import passage_vectors
+        from minirag_index.storage.reuse import passage_vectors
 
         self.check_model()  # before embedding anything another model's index would refuse
         vectors = passage_vectors(
@@ -243,8 +244,9 @@ class MiniragIndex:
 
     def write_summary(self, *, only_if_missing: bool = False) -> None:
         """Leave the summary status and list_files read instead of LanceDB (best-effort; see
-        :mod:`minirag_index.summary`); ``only_if_missing``: unless the current one is there."""
-        from minirag_index import summary
+        :mod:`minirag_index.storage.summary`); ``only_if_missing``: unless the current one is
+        there."""
+        from minirag_index.storage import summary
 
         if self.store.read_only:  # a reader writes nothing, this file included
             return
@@ -254,8 +256,8 @@ class MiniragIndex:
 
     def summary(self) -> IndexSummary | None:
         """The summary of the table's newest version, if one was written for it (see
-        :mod:`minirag_index.summary`): what the metadata reads below answer from first."""
-        from minirag_index import summary
+        :mod:`minirag_index.storage.summary`): what the metadata reads below answer from first."""
+        from minirag_index.storage import summary
 
         key = summary.version_key(self.db_path)
         if key is None:
@@ -269,7 +271,7 @@ class MiniragIndex:
         """The table version answers come from now (it changes with every commit); None
         without a table. Read from the summary when it is current, so status need not open
         LanceDB."""
-        from minirag_index import summary
+        from minirag_index.storage import summary
 
         key = summary.version_key(self.db_path)
         if key is not None and self.summary() is not None:
@@ -502,7 +504,7 @@ class MiniragIndex:
         columns = ["source", "title", "chunk_index", "text", "context_chars", "section"]
 
         def build() -> MentionCorpus:
-            from minirag_index.mentions import build_corpus
+            from minirag_index.search.mentions import build_corpus
 
             data = self.store.column_table(columns)
             if data is None:
@@ -521,15 +523,16 @@ class MiniragIndex:
         offset: int = 0,
         limit: int | None = None,
     ) -> MentionResult:
-        """Every document in scope mentioning the terms (see :mod:`minirag_index.mentions`):
+        """Every document in scope mentioning the terms (see :mod:`minirag_index.search.mentions`):
         candidates from the table's prefix index, the rule applied to their folded text
-        (:mod:`minirag_index.mention_scan`)."""
+        (:mod:`minirag_index.search.mention_scan`)."""
 
         def wanted(source: str) -> bool:
             return in_scope(source, scope) and (doc_filter is None or doc_filter(source))
 
-        from minirag_index import mention_columns, mention_scan
-        from minirag_index.mentions import MAX_PAGE, find_mentions
+        from minirag_index.search import mention_scan
+        from minirag_index.search.mentions import MAX_PAGE, find_mentions
+        from minirag_index.storage import mention_columns
 
         page = MAX_PAGE if limit is None else limit
         table = self.store.table()
@@ -594,7 +597,7 @@ class MiniragIndex:
         self, version: Version = READ
     ) -> tuple[LookAlikeIndex, dict[str, str | None]]:
         def build() -> tuple[LookAlikeIndex, dict[str, str | None]]:
-            from minirag_index.lookalike import LookAlikeIndex
+            from minirag_index.search.lookalike import LookAlikeIndex
 
             data = self.store.column_table(["source", "signature", "doc_date"], "chunk_index = 0")
             if data is None:
@@ -635,7 +638,7 @@ class MiniragIndex:
 
     def sources_among(self, sources: Collection[str]) -> dict[str, SourceInfo]:
         """The stored entries of those of ``sources`` the index holds."""
-        from minirag_index.filters import sources_filter_sql
+        from minirag_index.search.filters import sources_filter_sql
 
         return self.store.sources(sources_filter_sql(sources))
 

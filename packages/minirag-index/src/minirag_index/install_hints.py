@@ -16,7 +16,7 @@ one extra drops the others):
 
 :func:`install_hint` is the only place a hint is worded; :func:`extra_command` is the pure rule.
 minirag-index holds it (the packaged model's hint needs it and minirag-index imports nothing
-above it); ``minirag_ingest.install`` offers the same names.
+above it); ``minirag_ingest.extras.install`` offers the same names.
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ from pydantic import BeforeValidator, Field, SecretStr, ValidationError, field_v
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from minirag_index.errors import MiniragError
-from minirag_index.location import IndexLocation, StoreAccess, s3_options, store_access
+from minirag_index.storage.location import IndexLocation, StoreAccess, s3_options, store_access
 
 DEFAULT_MODEL_NAME = "sentence-transformers/paraphrase-multilingual-MiniLM-L12-v2"
 DEFAULT_HYBRID_WEIGHT = 0.6

@@ -2,10 +2,10 @@
 
 The public face (see README.md): :class:`Corpus` (a listing of the files with their state, the
 corpus's report for status), :class:`JobManager` (syncs that bring the index in line with the
-disk, as background jobs; :func:`minirag_ingest.sync.sync` runs one in the foreground),
+disk, as background jobs; :func:`minirag_ingest.sync.run.sync` runs one in the foreground),
 :class:`Pipeline` (convert, chunk, embed and store one file, text or page),
-:func:`minirag_ingest.file_state.file_state` (the one rule for where a file stands) and the
-plug-in contracts in :mod:`minirag_ingest.plugins`. Each name is imported on first use, so
+:func:`minirag_ingest.files.file_state.file_state` (the one rule for where a file stands) and the
+plug-in contracts in :mod:`minirag_ingest.extras.plugins`. Each name is imported on first use, so
 importing the package loads nothing. (``sync`` and ``file_state`` are not re-exported here:
 they are also the names of their modules.)
 """
@@ -16,23 +16,23 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from minirag_ingest.corpus import Corpus, CorpusReport, ListedFile, Listing
+    from minirag_ingest.document.pipeline import Pipeline
     from minirag_ingest.errors import IngestError
-    from minirag_ingest.file_state import FileState
-    from minirag_ingest.jobs import JobManager
-    from minirag_ingest.pipeline import Pipeline
-    from minirag_ingest.sync import SyncReport
+    from minirag_ingest.files.corpus import Corpus, CorpusReport, ListedFile, Listing
+    from minirag_ingest.files.file_state import FileState
+    from minirag_ingest.sync.jobs import JobManager
+    from minirag_ingest.sync.run import SyncReport
 
 _HOMES = {
-    "Corpus": "minirag_ingest.corpus",
-    "CorpusReport": "minirag_ingest.corpus",
-    "ListedFile": "minirag_ingest.corpus",
-    "Listing": "minirag_ingest.corpus",
-    "FileState": "minirag_ingest.file_state",
+    "Corpus": "minirag_ingest.files.corpus",
+    "CorpusReport": "minirag_ingest.files.corpus",
+    "ListedFile": "minirag_ingest.files.corpus",
+    "Listing": "minirag_ingest.files.corpus",
+    "FileState": "minirag_ingest.files.file_state",
     "IngestError": "minirag_ingest.errors",
-    "JobManager": "minirag_ingest.jobs",
-    "Pipeline": "minirag_ingest.pipeline",
-    "SyncReport": "minirag_ingest.sync",
+    "JobManager": "minirag_ingest.sync.jobs",
+    "Pipeline": "minirag_ingest.document.pipeline",
+    "SyncReport": "minirag_ingest.sync.run",
 }
 
 __all__ = [

@@ -22,9 +22,9 @@ from typing import Annotated, Any
 from pydantic import BeforeValidator, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from minirag_index.location import IndexLocation
 from minirag_index.settings import SWITCH_ACCEPTS, ConfigError, Switch
 from minirag_index.settings import load_settings as load_any_settings
+from minirag_index.storage.location import IndexLocation
 
 __all__ = [
     "DEFAULT_CHUNK_TOKEN_BUDGET",

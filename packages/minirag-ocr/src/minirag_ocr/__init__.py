@@ -1,7 +1,8 @@
 """minirag-ocr: local OCR (RapidOCR on onnxruntime) for scanned PDF pages and image files.
 
 A plug-in of minirag-ingest: the ``minirag.ocr`` entry point ``rapidocr`` names
-:class:`RapidOcrPlugin` (the contract is :class:`minirag_ingest.plugins.OcrPlugin`). Importing
+:class:`RapidOcrPlugin` (the contract is :class:`minirag_ingest.extras.plugins.OcrPlugin`).
+Importing
 this package is cheap: RapidOCR, onnxruntime and pdfium are imported by the first recognition.
 """
 

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from minirag_ingest.ocr import IMAGE_EXTENSIONS, OcrError
+from minirag_ingest.extras.ocr import IMAGE_EXTENSIONS, OcrError
 from minirag_ocr.models import BUNDLED_LANG, LANGUAGE_IDS, MODEL_BASE_URL, ModelStore
 
 ENGINE_NAME = "rapidocr"
@@ -92,7 +92,7 @@ class RapidOcrEngine:
     def _engine(self) -> Any:
         if self._ocr is None:
             rec_model = self.models.path_for(self.lang)  # raises OcrError on a failed download
-            from minirag_index.telemetry import keep_onnxruntime_offline
+            from minirag_index.embedding.telemetry import keep_onnxruntime_offline
 
             keep_onnxruntime_offline()  # before RapidOCR loads onnxruntime
             from rapidocr_onnxruntime import RapidOCR

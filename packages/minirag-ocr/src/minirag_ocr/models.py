@@ -23,7 +23,7 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
-from minirag_ingest.ocr import OcrError
+from minirag_ingest.extras.ocr import OcrError
 
 MODEL_BASE_URL = (
     "https://www.modelscope.cn/models/RapidAI/RapidOCR/resolve/v3.9.2/onnx/PP-OCRv5/rec/"

@@ -17,8 +17,8 @@ def tune_process() -> None:
     telemetry off (inherited by conversion workers), and no update check by fastmcp. py-key-value
     (fastmcp's session-state store) would instrument its modules with beartype as they are
     imported, checks that only warn, for about 90 ms of CPU."""
+    from minirag_index.embedding.telemetry import keep_onnxruntime_offline
     from minirag_index.heap import tune_process_memory
-    from minirag_index.telemetry import keep_onnxruntime_offline
 
     tune_process_memory()
     keep_onnxruntime_offline()
@@ -62,7 +62,7 @@ def main(argv: list[str] | None = None) -> None:
 def stop_conversion_workers() -> None:
     """Conversion workers end with the command, while its signal handling still applies:
     left to the interpreter's exit, their shutdown would be a window where Ctrl-C kills."""
-    pool = sys.modules.get("minirag_ingest.convert_pool")
+    pool = sys.modules.get("minirag_ingest.conversion.pool")
     if pool is not None:
         pool.stop_all()
 

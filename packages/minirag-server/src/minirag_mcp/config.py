@@ -19,9 +19,9 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from minirag_index.settings import SWITCH_ACCEPTS, Switch
 
 if TYPE_CHECKING:
-    from minirag_index.location import IndexLocation
     from minirag_index.settings import IndexSettings
-    from minirag_ingest.plugins import OcrEngine
+    from minirag_index.storage.location import IndexLocation
+    from minirag_ingest.extras.plugins import OcrEngine
     from minirag_ingest.settings import IngestSettings
 
 try:
@@ -58,7 +58,7 @@ class ServerSettings(BaseSettings):
 
     # A paragraph appended to the instructions a client is sent (see instructions.py).
     RAG_INSTRUCTIONS_APPEND: str | None = None
-    # Watch mode (minirag_ingest.watch): the server keeps the index in line with the roots.
+    # Watch mode (minirag_ingest.watch.watcher): the server keeps the index in line with the roots.
     WATCH: Switch = False
     # A read-only server: no write tool, nothing ever written to DB_PATH (see README).
     READ_ONLY: Switch = False
@@ -163,7 +163,7 @@ def load_config(overrides: dict[str, Any] | None = None) -> Config | ConfigProbl
     ``read_only`` (True: as READ_ONLY=1).
     """
     from minirag_index.settings import ConfigError, load_index_settings, load_settings
-    from minirag_ingest.ocr import load_ocr_engine
+    from minirag_ingest.extras.ocr import load_ocr_engine
     from minirag_ingest.settings import load_settings as load_ingest_settings
     from minirag_ingest.settings import resolve_db_path, resolve_roots
 

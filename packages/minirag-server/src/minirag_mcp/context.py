@@ -18,13 +18,13 @@ from minirag_mcp.wording import MCP, Wording
 
 if TYPE_CHECKING:
     from minirag_index import MiniragIndex
-    from minirag_ingest.convert_pool import ConversionPool
-    from minirag_ingest.corpus import Corpus
-    from minirag_ingest.jobs import JobManager
+    from minirag_ingest.conversion.pool import ConversionPool
+    from minirag_ingest.document.pipeline import Pipeline
+    from minirag_ingest.files.corpus import Corpus
+    from minirag_ingest.files.roots import Roots
     from minirag_ingest.labels.taxonomy import TaxonomyLoader
-    from minirag_ingest.pipeline import Pipeline
-    from minirag_ingest.roots import Roots
-    from minirag_ingest.watch import SyncListener, Watcher
+    from minirag_ingest.sync.jobs import JobManager
+    from minirag_ingest.watch.watcher import SyncListener, Watcher
 
 
 class PlaceMissing(ServerError, RuntimeError):
@@ -122,7 +122,7 @@ class AppContext:
     def roots(self) -> Roots:
         if self._roots is None:
             config = self.require_config()
-            from minirag_ingest.roots import Roots
+            from minirag_ingest.files.roots import Roots
 
             with self._lock:
                 if self._roots is None:
@@ -143,7 +143,7 @@ class AppContext:
     @property
     def corpus(self) -> Corpus:
         """The roots and the index together: listings and the corpus's report."""
-        from minirag_ingest.corpus import Corpus
+        from minirag_ingest.files.corpus import Corpus
 
         return Corpus(self.index, self.roots)
 
@@ -167,8 +167,8 @@ class AppContext:
     def pipeline(self) -> Pipeline:
         if self._pipeline is None:
             config = self.require_config()
-            from minirag_ingest.convert_pool import ConversionPool, PoolLimits
-            from minirag_ingest.pipeline import Pipeline
+            from minirag_ingest.conversion.pool import ConversionPool, PoolLimits
+            from minirag_ingest.document.pipeline import Pipeline
 
             index, roots, taxonomy = self.index, self.roots, self.taxonomy
             with self._lock:
@@ -191,7 +191,7 @@ class AppContext:
     @property
     def jobs(self) -> JobManager:
         if self._jobs is None:
-            from minirag_ingest.jobs import JobManager
+            from minirag_ingest.sync.jobs import JobManager
 
             pipeline = self.pipeline
             with self._lock:
@@ -212,9 +212,9 @@ class AppContext:
         config = self.require_config()
         if config.read_only:
             raise ReadOnlyRefused(READ_ONLY_REFUSAL)
-        from minirag_ingest.corpus import scanned_extensions
-        from minirag_ingest.formats import SUPPORTED_EXTENSIONS
-        from minirag_ingest.watch import Watcher, WatchSettings
+        from minirag_ingest.files.corpus import scanned_extensions
+        from minirag_ingest.files.formats import SUPPORTED_EXTENSIONS
+        from minirag_ingest.watch.watcher import Watcher, WatchSettings
 
         index_folder = config.db_path.local  # None on object storage: nothing of it to skip
         with self._lock:

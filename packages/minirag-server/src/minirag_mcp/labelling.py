@@ -75,7 +75,7 @@ def apply_label_filter(ctx: AppContext, view: LabelView, indexed: dict[str, Any]
 
 def label_fields(info: Any) -> dict[str, Any]:
     """A row's labels, date and dateSource (only added while the feature is on)."""
-    from minirag_index.filters import decode_labels
+    from minirag_index.search.filters import decode_labels
 
     stored = decode_labels(info.labels)
     labels = sorted(stored.labels.items()) if stored is not None else []
@@ -139,10 +139,10 @@ def classify_try(ctx: AppContext, file_path: str) -> ClassifyTry:
         )
     if loader.error:
         raise OperationError(loader.error)
-    from minirag_ingest.convert import convert_file
+    from minirag_ingest.conversion.convert import convert_file
+    from minirag_ingest.files.roots import PathOutsideRoots
     from minirag_ingest.labels.resolve import ModelSession
     from minirag_ingest.labels.try_file import classify_try as try_file
-    from minirag_ingest.roots import PathOutsideRoots
 
     taxonomy = loader.require()
     with contextlib.suppress(PathOutsideRoots):  # outside every root: only model facets apply

@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from minirag_index.errors import StoreUnavailableError
-from minirag_ingest.corpus import installed_ocr, scanned_extensions
+from minirag_ingest.files.corpus import installed_ocr, scanned_extensions
+from minirag_ingest.files.names import to_id
 from minirag_ingest.labels import filtering
-from minirag_ingest.names import to_id
 from minirag_mcp.config import ConfigProblem
 from minirag_mcp.context import AppContext, place_problems
 from minirag_mcp.labelling import (
@@ -34,7 +34,7 @@ from minirag_mcp.results import (
 from minirag_mcp.searching import scope_and_folder
 
 if TYPE_CHECKING:
-    from minirag_ingest.corpus import ListedFile
+    from minirag_ingest.files.corpus import ListedFile
 
 
 # -- status ----------------------------------------------------------------------------------
@@ -48,7 +48,7 @@ def ocr_engine() -> str | None:
 def ocr_model_state(cache_dir: Path) -> str | None:
     """Whether the OCR plug-in's recognition model is bundled, cached or downloads on first
     use (a plug-in that does not say: None). Nothing is fetched."""
-    from minirag_ingest.plugins import OCR, find
+    from minirag_ingest.extras.plugins import OCR, find
 
     state = getattr(find(OCR).plugin, "model_state", None)
     if state is None:
@@ -133,8 +133,8 @@ def status(ctx: AppContext) -> StatusResult:
         fields["labels"] = labels_status(ctx, report.sources)
     except Exception as exc:  # reported, never raised: status must always answer
         fields["labels"] = LabelsStatus(error=f"the labels could not be counted: {exc}")
-    from minirag_ingest.ocr import ocr_missing
-    from minirag_ingest.pictures import pictures_status
+    from minirag_ingest.conversion.pictures import pictures_status
+    from minirag_ingest.extras.ocr import ocr_missing
 
     fields["ocr"] = ocr_engine() or "unavailable"
     fields["ocr_model"] = ocr_model_state(config.index.CACHE_DIR)
@@ -184,7 +184,7 @@ def list_files(
     on its machine)."""
     ctx.require_places()
     view = label_view(ctx, labels, date_from, date_to, sort)
-    from minirag_ingest.scan import ScopeExcluded
+    from minirag_ingest.files.scan import ScopeExcluded
 
     # The scope rule of query_documents and find_mentions; a scope inside a root scopes the
     # folders on disk too, any other (a URL, data ids) is a prefix of source ids.

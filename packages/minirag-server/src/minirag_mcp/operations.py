@@ -37,7 +37,7 @@ from minirag_mcp.results import (
 )
 
 if TYPE_CHECKING:
-    from minirag_ingest.pipeline import ContentFormat
+    from minirag_ingest.document.pipeline import ContentFormat
 
 
 class OperationError(ServerError, ValueError):
@@ -64,7 +64,7 @@ def require_absolute(path: str | None, argument: str = "filePath") -> str:
 def contained(ctx: AppContext, path: str) -> str:
     """Check the file a source id names lies inside a root (raises PathOutsideRoots) and
     return the id."""
-    from minirag_ingest.names import to_path
+    from minirag_ingest.files.names import to_path
 
     ctx.roots.contain(to_path(path))
     return path
@@ -80,7 +80,7 @@ def _lookup_source(ctx: AppContext, file_path: str | None, source: str | None) -
     known = ctx.index.sources(path)
     if path in known:
         return path
-    from minirag_ingest.names import to_id, to_path
+    from minirag_ingest.files.names import to_id, to_path
 
     real = to_id(Path(to_path(path)).resolve())
     if real in ctx.index.sources(real):
@@ -101,7 +101,7 @@ def _not_indexed(source: str) -> OperationError:
 def scope_folder(ctx: AppContext, scope: str | None) -> Path | None:
     if scope is None or not str(scope).strip():
         return None
-    from minirag_ingest.names import to_path
+    from minirag_ingest.files.names import to_path
 
     return Path(to_path(contained(ctx, require_absolute(scope, ctx.wording.arg("scope")))))
 
@@ -161,7 +161,7 @@ def ingest_file(ctx: AppContext, file_path: str, labels: Any = None) -> Ingested
 
     ``labels`` is a job's labelling (:meth:`Pipeline.labelling`) shared by several ingests, as
     the CLI's folder ingest does; without it this call is a labelling job of its own."""
-    from minirag_ingest.names import to_path
+    from minirag_ingest.files.names import to_path
 
     ctx.require_writable()
     path = contained(ctx, require_absolute(file_path))

@@ -12,7 +12,7 @@ may be null (a hit's ``distance`` when only the keyword side found it). A row wi
 the corpus has document labels.
 
 Imported by the server and by every CLI command, so it imports nothing but pydantic and
-:mod:`minirag_ingest.names` (standard library only).
+:mod:`minirag_ingest.files.names` (standard library only).
 """
 
 # Longer than 450 lines: every payload the tools send and --json prints is declared here, in
@@ -27,18 +27,18 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 from pydantic.alias_generators import to_camel
 
-from minirag_ingest.names import json_safe
+from minirag_ingest.files.names import json_safe
 
 if TYPE_CHECKING:
     from minirag_index import Hit, NeighborChunk
-    from minirag_index.filters import Label
-    from minirag_index.mentions import FirstMatch
-    from minirag_index.model_spec import ModelSpec
-    from minirag_ingest.jobs import JobStatus
+    from minirag_index.embedding.model_spec import ModelSpec
+    from minirag_index.search.filters import Label
+    from minirag_index.search.mentions import FirstMatch
+    from minirag_ingest.document.pipeline import IngestResult
     from minirag_ingest.labels.try_file import TriedFacet as TriedFacetFound
     from minirag_ingest.labels.try_file import TriedFile
-    from minirag_ingest.pipeline import IngestResult
-    from minirag_ingest.watch import WatchStatus
+    from minirag_ingest.sync.jobs import JobStatus
+    from minirag_ingest.watch.watcher import WatchStatus
 
 
 def _is_none(value: Any) -> bool:
@@ -78,7 +78,7 @@ class Result(BaseModel):
                 if getattr(self, attribute) in (None, False):
                     data.pop(key, None)
         # A file name that is not valid UTF-8 (and text derived from it) is spelled out, so
-        # that the payload always serialises (see minirag_ingest.names).
+        # that the payload always serialises (see minirag_ingest.files.names).
         return json_safe(data)
 
 

@@ -22,7 +22,7 @@ from minirag_mcp.results import FolderCounts, FolderIngest, Ingested, ItemError,
 from minirag_mcp.wording import Wording, cli_wording, error_message
 
 if TYPE_CHECKING:
-    from minirag_ingest.jobs import JobStatus
+    from minirag_ingest.sync.jobs import JobStatus
     from minirag_mcp.context import AppContext
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
@@ -52,7 +52,7 @@ class Places(Protocol):
 
 def emit_json(payload: dict[str, Any]) -> None:
     """The payload as JSON, always valid UTF-8 (undecodable bytes in names are escaped)."""
-    from minirag_ingest.names import json_safe
+    from minirag_ingest.files.names import json_safe
 
     print(json.dumps(json_safe(payload), ensure_ascii=False, indent=2))
 
@@ -204,7 +204,7 @@ def interrupted(places: Places, done: int, total: int | None = None) -> int:
 
 def ingest_folder(places: Places, folder: str) -> int:
     """``ingest <folder>``: every file under it, one at a time, with sync's counts line."""
-    from minirag_ingest.scan import scan
+    from minirag_ingest.files.scan import scan
     from minirag_mcp import listing
 
     ctx = make_context(places, cli_wording(filePath="PATH"))
@@ -293,7 +293,7 @@ def watch_until_stopped(places: Places) -> int:
     def printed(job: JobStatus) -> None:
         result = SyncJob.of(job)
         if places.json:
-            from minirag_ingest.names import json_safe
+            from minirag_ingest.files.names import json_safe
 
             print(json.dumps(json_safe(result.dump()), ensure_ascii=False), flush=True)
         else:

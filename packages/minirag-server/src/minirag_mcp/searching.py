@@ -11,9 +11,9 @@ from typing import Any
 
 from minirag_index import DEFAULT_TOP_K
 from minirag_index.index import READ, Version
+from minirag_ingest.files.names import to_path
+from minirag_ingest.files.roots import PathOutsideRoots
 from minirag_ingest.labels.filtering import LabelView
-from minirag_ingest.names import to_path
-from minirag_ingest.roots import PathOutsideRoots
 from minirag_mcp.context import AppContext
 from minirag_mcp.labelling import apply_label_filter, filter_fields, label_fields, label_view
 from minirag_mcp.operations import OperationError, contained, require_absolute

@@ -20,7 +20,7 @@ from fastmcp import FastMCP
 from fastmcp.exceptions import DisabledError, FastMCPError, NotFoundError, ToolError
 from fastmcp.server.middleware import Middleware
 
-from minirag_ingest.names import safe_text
+from minirag_ingest.files.names import safe_text
 from minirag_mcp.config import Config, ConfigProblem, load_config
 from minirag_mcp.context import AppContext
 from minirag_mcp.instructions import build_instructions
@@ -113,7 +113,7 @@ def create_app(config: Config | ConfigProblem | None = None, *, watch: bool = Fa
 def warm_modules(config: Config | ConfigProblem) -> tuple[str, ...]:
     """What the warm-up imports for this configuration: LanceDB and the embedding runtime its
     MODEL_NAME loads with."""
-    from minirag_index.embedder import runtime_modules
+    from minirag_index.embedding.embedder import runtime_modules
     from minirag_mcp.warmup import WARM_MODULES
 
     if not isinstance(config, Config):

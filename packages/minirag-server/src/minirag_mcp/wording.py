@@ -96,7 +96,7 @@ def error_message(exc: BaseException, store: object | None = None) -> str:
     a foreign one is shown with its type, which is often the only clue. An error of the object
     store is one line naming ``store`` (the index location), never its debug dump."""
     from minirag_index.errors import MiniragError, brief, looks_like_store_error
-    from minirag_ingest.names import safe_text
+    from minirag_ingest.files.names import safe_text
 
     try:
         text = str(exc).strip()

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from minirag_index.model_spec import ModelSpec
+from minirag_index.embedding.model_spec import ModelSpec
 
 EXTRA = "offline-model"
 

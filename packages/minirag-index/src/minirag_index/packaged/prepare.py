@@ -23,8 +23,8 @@ from collections.abc import Callable
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
+from minirag_index.embedding.model_spec import DESCRIPTION_FILE, write_description
 from minirag_index.errors import MiniragError
-from minirag_index.model_spec import DESCRIPTION_FILE, write_description
 from minirag_index.packaged import EXTRA, PackagedModel
 
 Progress = Callable[[str], None]

@@ -17,7 +17,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
-from minirag_index.reconstruct import chunk_body, make_seam, rebuild_document, rebuild_section
+from minirag_index.search.reconstruct import (
+    chunk_body,
+    make_seam,
+    rebuild_document,
+    rebuild_section,
+)
 
 from ._blocks import Lines
 from ._carve import (

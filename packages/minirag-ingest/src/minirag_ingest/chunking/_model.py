@@ -42,7 +42,7 @@ class Chunk:
     sake (breadcrumb, table header, window label, split-code marker), the rest is the chunk's
     own slice of its section. ``joiner`` is the exact text that separated this body from the
     previous chunk's body in the section; the first chunk of a section holds the section's
-    seam there instead (see :mod:`minirag_index.reconstruct`).
+    seam there instead (see :mod:`minirag_index.search.reconstruct`).
     """
 
     text: str

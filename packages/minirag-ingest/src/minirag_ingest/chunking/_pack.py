@@ -165,7 +165,7 @@ class SectionPlan:
     units: list[Unit]
     ctx_first: str  # context of the chunk that opens the section
     ctx_rest: str  # context of every later chunk
-    opening: str = ""  # the section's frame (see minirag_index.reconstruct): shown with it,
+    opening: str = ""  # the section's frame (see minirag_index.search.reconstruct): shown with it,
     closing: str = ""  # never in the document
     continued: bool = False  # a later part of a section cut by the character cap
 

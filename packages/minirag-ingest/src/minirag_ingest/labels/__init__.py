@@ -2,7 +2,7 @@
 
 The feature is off unless ``<first root>/.minirag/classify.toml`` exists. Facets answered by
 folders or defaults need nothing more; facets answered by the model need the ``minirag.classify``
-plug-in (the ``[classify]`` extra, see :mod:`minirag_ingest.plugins`).
+plug-in (the ``[classify]`` extra, see :mod:`minirag_ingest.extras.plugins`).
 """
 
 from minirag_ingest.labels.resolve import (

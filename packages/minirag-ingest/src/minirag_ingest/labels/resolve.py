@@ -5,7 +5,7 @@ Per facet, in order: ``within`` (outside it the facet is absent) → the longest
 ``default`` → the model. The model is reached through a :class:`ModelSession`, which loads the
 plug-in's model for the first document of a job that needs it and releases it at the end.
 
-The model itself comes from the ``minirag.classify`` plug-in (:mod:`minirag_ingest.plugins`);
+The model itself comes from the ``minirag.classify`` plug-in (:mod:`minirag_ingest.extras.plugins`);
 nothing here imports it. Without it, model-answered facets are left unset and the reason is
 reported (``labelProblem``), while path and default facets work as usual.
 """
@@ -22,10 +22,10 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePath
 from typing import Any
 
-from minirag_index.filters import Label, StoredLabels, decode_labels, encode_labels
+from minirag_index.search.filters import Label, StoredLabels, decode_labels, encode_labels
 from minirag_ingest.errors import IngestError
+from minirag_ingest.extras.plugins import CLASSIFY, ChoiceModel, ClassifyPlugin, find, missing_extra
 from minirag_ingest.labels.taxonomy import Facet, ModelSpec, Taxonomy, nfc
-from minirag_ingest.plugins import CLASSIFY, ChoiceModel, ClassifyPlugin, find, missing_extra
 
 log = logging.getLogger(__name__)
 

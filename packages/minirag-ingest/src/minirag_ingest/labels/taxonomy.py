@@ -244,7 +244,8 @@ class Taxonomy:
         return hashlib.blake2b(joined.encode("utf-8"), digest_size=8).hexdigest()
 
     def filter_vocabulary(self) -> dict[str, list[str]]:
-        """facet → value ids, the plain data :mod:`minirag_index.filters` validates against."""
+        """facet → value ids, the plain data :mod:`minirag_index.search.filters` validates
+        against."""
         return {facet.name: list(facet.value_ids) for facet in self.facets}
 
     def within_map(self) -> dict[str, list[str]]:

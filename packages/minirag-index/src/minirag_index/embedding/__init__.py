@@ -1,0 +1,1 @@
+"""Embedding models: loading, describing and optimising them, offline rules."""

@@ -1,0 +1,1 @@
+"""The LanceDB table: its columns, indexes, writes and where it lives."""

@@ -1,0 +1,1 @@
+"""The seams of the optional extras: the plug-in contracts, OCR, and the install hint."""

@@ -1,0 +1,1 @@
+"""The files of the corpus: walking the roots, opening them safely, their names and state."""

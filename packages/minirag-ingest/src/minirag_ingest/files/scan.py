@@ -1,0 +1,524 @@
+"""Walking the document roots: which files belong to the corpus.
+
+Rules, in order: hidden names (dot-prefixed), Office lock files (``~$…``), ``node_modules``,
+``__pycache__`` and virtualenvs are always skipped; then the ``.miniragignore`` at the top of
+every root holding a path applies (gitignore syntax, relative to that root, compared
+case-insensitively and across Unicode composition); then the extension whitelist.
+
+Symlinks are judged by where they point: a target outside every root is skipped silently, a
+target a rule excludes is left out (and counted), anything else is listed under the link's path.
+
+The walk uses :func:`os.scandir` and keeps paths as strings until it emits a file, so a tree of
+tens of thousands of files scans in a fraction of a second.
+"""
+
+# Longer than 450 lines: the ignore rules and the walk share the folded-path matching and the
+# reporting of folders that could not be listed; the walk is the only user of the rules' internals.
+
+from __future__ import annotations
+
+import os
+import stat as stat_module
+import unicodedata
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pathspec
+
+from minirag_ingest.errors import IngestError
+from minirag_ingest.files.formats import SUPPORTED_EXTENSIONS
+from minirag_ingest.files.names import to_id
+from minirag_ingest.files.roots import Roots, is_within
+
+IGNORE_FILE_NAME = ".miniragignore"
+SKIPPED_FOLDER_NAMES = frozenset({"node_modules", "__pycache__", "venv", ".venv"})
+VENV_MARKER = "pyvenv.cfg"
+LOCK_FILE_PREFIX = "~$"
+
+
+# --- results -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ScannedFile:
+    path: Path  # where the file was found (a link's own path for a symlink), absolute
+    real: Path  # the file that will actually be read
+    size: int
+    mtime: float
+
+    @property
+    def source(self) -> str:
+        """The source id the file is indexed under (:func:`minirag_ingest.files.names.to_id`)."""
+        return to_id(self.path)
+
+
+@dataclass(frozen=True)
+class UnlistedFolder:
+    """A folder whose contents are unknown this time; callers must keep what is indexed there."""
+
+    path: Path
+    reason: str
+    is_root: bool
+    empty: bool = False  # a root that listed fine but held nothing
+
+    @property
+    def message(self) -> str:
+        kind = "root" if self.is_root else "folder"
+        if self.empty:
+            return f"{kind} {self.path} is an empty folder"
+        return f"could not list {kind} {self.path}: {self.reason}"
+
+
+@dataclass(frozen=True)
+class IgnoreFileInfo:
+    path: Path
+    rules: int
+
+
+@dataclass
+class ScanResult:
+    files: list[ScannedFile] = field(default_factory=list)
+    ignored: int = 0
+    unlisted: list[UnlistedFolder] = field(default_factory=list)
+    ignore_files: list[IgnoreFileInfo] = field(default_factory=list)
+
+
+class ScopeExcluded(IngestError, ValueError):
+    """The scope itself is something the scan would never enter."""
+
+    def __init__(self, scope: Path, reason: str, rule_file: Path | None = None) -> None:
+        super().__init__(f"Scope {scope} is excluded from the index: {reason}")
+        self.scope = scope
+        self.rule_file = rule_file
+
+
+class IgnoreFileUnreadable(IngestError, OSError):
+    """A ``.miniragignore`` exists but cannot be read, so nothing under its root can be judged."""
+
+    def __init__(self, path: Path, why: str) -> None:
+        super().__init__(f"ignore file {path} exists but cannot be read ({why})")
+        self.path = path
+        self.why = why
+
+
+# --- ignore rules --------------------------------------------------------------------------
+
+
+def fold(text: str) -> str:
+    """Case- and composition-insensitive form used on both rules and paths."""
+    return unicodedata.normalize("NFC", unicodedata.normalize("NFC", text).casefold())
+
+
+@dataclass(frozen=True)
+class IgnoreRules:
+    """The parsed ``.miniragignore`` of one root."""
+
+    root: Path
+    file: Path
+    lines: tuple[str, ...]
+    spec: pathspec.GitIgnoreSpec
+
+    @property
+    def count(self) -> int:
+        return sum(1 for pattern in self.spec.patterns if pattern.include is not None)
+
+    def match(self, folded_relative: str) -> str | None:
+        """The rule line excluding ``folded_relative`` (a folded, ``/``-separated path under
+        the root; folders end with ``/``), or None when it is not excluded."""
+        result = self.spec.check_file(folded_relative)
+        if result.include and result.index is not None:
+            return self.lines[result.index].strip()
+        return None
+
+
+def parse_rules(root: Path, file: Path, text: str) -> IgnoreRules:
+    lines = tuple(text.splitlines())
+    spec = pathspec.GitIgnoreSpec.from_lines([fold(line) for line in lines])
+    return IgnoreRules(root=root, file=file, lines=lines, spec=spec)
+
+
+def load_rules(root: Path) -> IgnoreRules | None:
+    """Read ``<root>/.miniragignore``; None when there is none.
+
+    Raises :class:`IgnoreFileUnreadable` when the name exists but yields no rules we can
+    trust: a broken link, a folder, bad permissions or text that is not UTF-8.
+    """
+    file = root / IGNORE_FILE_NAME
+    try:
+        os.lstat(file)
+    except (FileNotFoundError, NotADirectoryError):
+        return None  # no ignore file, or the root is not a folder (reported by the walk)
+    except OSError as exc:
+        raise IgnoreFileUnreadable(file, exc.strerror or str(exc)) from exc
+    try:
+        data = file.read_bytes()
+    except FileNotFoundError as exc:
+        raise IgnoreFileUnreadable(file, "it is a broken link") from exc
+    except IsADirectoryError as exc:
+        raise IgnoreFileUnreadable(file, "it is a folder, not a file") from exc
+    except OSError as exc:
+        raise IgnoreFileUnreadable(file, exc.strerror or str(exc)) from exc
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise IgnoreFileUnreadable(file, "it is not valid UTF-8 text") from exc
+    return parse_rules(root, file, text)
+
+
+# A rule context: the rules of one root plus the folded relative prefix of the folder being
+# walked (ending in "/", or "" at the root itself).
+_Context = tuple[IgnoreRules, str]
+
+
+def _contexts_for(
+    real: Path, rules: dict[Path, IgnoreRules | None], roots: Roots
+) -> list[_Context]:
+    """Rule contexts for a folder at resolved path ``real`` from every root above it."""
+    contexts: list[_Context] = []
+    for root in roots.roots_above(real):
+        root_rules = rules.get(root)
+        if root_rules is None:
+            continue
+        relative = real.relative_to(root).as_posix()
+        contexts.append((root_rules, "" if relative == "." else fold(relative) + "/"))
+    return contexts
+
+
+def _excluded_by(contexts: list[_Context], folded_name: str, is_dir: bool) -> IgnoreRules | None:
+    suffix = "/" if is_dir else ""
+    for root_rules, prefix in contexts:
+        if root_rules.match(prefix + folded_name + suffix) is not None:
+            return root_rules
+    return None
+
+
+def _skipped_name(name: str, is_dir: bool) -> bool:
+    if name.startswith("."):
+        return True
+    if is_dir:
+        return name in SKIPPED_FOLDER_NAMES
+    return name.startswith(LOCK_FILE_PREFIX)
+
+
+def _normalise_extensions(extra: Iterable[str]) -> frozenset[str]:
+    extensions = set(SUPPORTED_EXTENSIONS)
+    for ext in extra:
+        ext = ext.lower()
+        extensions.add(ext if ext.startswith(".") else "." + ext)
+    return frozenset(extensions)
+
+
+def _has_extension(name: str, extensions: frozenset[str]) -> bool:
+    dot = name.rfind(".")
+    return dot > 0 and name[dot:].lower() in extensions
+
+
+# --- the walk ------------------------------------------------------------------------------
+
+
+@dataclass
+class _Walk:
+    roots: Roots
+    rules: dict[Path, IgnoreRules | None]
+    blocked: dict[Path, str]  # root -> why its rules (or an enclosing root's) are unreadable
+    extensions: frozenset[str]
+    result: ScanResult = field(default_factory=ScanResult)
+    root_strings: frozenset[str] = frozenset()
+
+    def unlisted(self, path: str, reason: str, is_root: bool, empty: bool = False) -> None:
+        self.result.unlisted.append(UnlistedFolder(Path(path), reason, is_root, empty))
+
+    def target_contexts(self, real: str) -> list[_Context] | None:
+        """Rule contexts for a symlink target; None when no readable rules can judge it."""
+        real_path = Path(real)
+        above = self.roots.roots_above(real_path)
+        if not above or any(root in self.blocked for root in above):
+            return None
+        return _contexts_for(real_path, self.rules, self.roots)
+
+    def target_excluded(self, real: str, is_dir: bool) -> bool:
+        """Whether the rules of the roots holding ``real`` exclude it or a folder above it."""
+        real_path = Path(real)
+        for root in self.roots.roots_above(real_path):
+            root_rules = self.rules.get(root)
+            if root_rules is not None and _rule_excluding(root_rules, real_path, is_dir):
+                return True
+        return False
+
+    def walk(self, top: str, contexts: list[_Context], is_root: bool) -> None:
+        # Each frame: (link path, real path, rule contexts, real folders on the way down).
+        stack: list[tuple[str, str, list[_Context], tuple[str, ...]]] = [
+            (top, top, contexts, (top,))
+        ]
+        first = True
+        while stack:
+            path, real, frame_contexts, chain = stack.pop()
+            self.walk_folder(path, real, frame_contexts, chain, stack, is_root and first)
+            first = False
+
+    def walk_folder(
+        self,
+        path: str,
+        real: str,
+        contexts: list[_Context],
+        chain: tuple[str, ...],
+        stack: list[tuple[str, str, list[_Context], tuple[str, ...]]],
+        is_root: bool,
+    ) -> None:
+        try:
+            with os.scandir(path) as listing:
+                entries = list(listing)
+        except OSError as exc:
+            self.unlisted(path, _reason(exc), is_root)
+            return
+        if is_root and all(entry.name.startswith(".") for entry in entries):
+            self.unlisted(path, "is an empty folder", is_root, empty=True)
+            return
+        if any(entry.name == VENV_MARKER for entry in entries) and not is_root:
+            return
+        reported = False
+        for entry in entries:
+            try:
+                self.visit(entry, real, contexts, chain, stack)
+            except OSError as exc:
+                if not isinstance(exc, FileNotFoundError) and not reported:
+                    self.unlisted(path, _reason(exc), is_root)
+                    reported = True
+
+    def visit(
+        self,
+        entry: os.DirEntry[str],
+        parent_real: str,
+        contexts: list[_Context],
+        chain: tuple[str, ...],
+        stack: list[tuple[str, str, list[_Context], tuple[str, ...]]],
+    ) -> None:
+        name = entry.name
+        if name.startswith("."):
+            return
+        link = entry.is_symlink()
+        kind = self.link_target(entry) if link else _plain_kind(entry, parent_real)
+        if kind is None:
+            return
+        real, is_dir, info = kind
+        if _skipped_name(name, is_dir):
+            return
+        if not is_dir and not _has_extension(name, self.extensions):
+            return
+        if is_dir and not link and real in self.root_strings:
+            return  # a nested root: walked on its own, under every rule above it
+        folded = fold(name)
+        if _excluded_by(contexts, folded, is_dir) is not None:
+            self.result.ignored += 1
+            return
+        target_contexts: list[_Context] = []
+        if link:
+            judged = self.target_contexts(real)
+            if judged is None:
+                return  # under a root whose ignore file is unreadable: reported there
+            if self.target_excluded(real, is_dir):
+                self.result.ignored += 1
+                return
+            target_contexts = judged
+        if is_dir:
+            child_contexts = [(rules, prefix + folded + "/") for rules, prefix in contexts]
+            if link:
+                if _is_loop(real, chain):
+                    return
+                child_contexts += target_contexts  # the target's own rules keep applying
+            stack.append((entry.path, real, child_contexts, (*chain, real)))
+            return
+        if info is None:
+            info = entry.stat(follow_symlinks=False)
+        path = Path(entry.path)
+        real_path = path if real == entry.path else Path(real)
+        self.result.files.append(ScannedFile(path, real_path, info.st_size, info.st_mtime))
+
+    def link_target(self, entry: os.DirEntry[str]) -> _EntryKind | None:
+        """Where a symbolic link leads, when that is a folder or file inside a root."""
+        real = os.path.realpath(entry.path)
+        if not self.roots.roots_above(Path(real)):
+            return None  # escapes every root: not part of the corpus
+        try:
+            info = os.stat(real)
+        except OSError:
+            return None  # a broken link or a link loop
+        is_dir = stat_module.S_ISDIR(info.st_mode)
+        if not is_dir and not stat_module.S_ISREG(info.st_mode):
+            return None
+        return real, is_dir, info
+
+
+# An entry's real path, whether it is a folder, and its stat when already taken.
+_EntryKind = tuple[str, bool, "os.stat_result | None"]
+
+
+def _plain_kind(entry: os.DirEntry[str], parent_real: str) -> _EntryKind | None:
+    """A folder or regular file that is not a link (anything else is skipped)."""
+    is_dir = entry.is_dir(follow_symlinks=False)
+    if not is_dir and not entry.is_file(follow_symlinks=False):
+        return None
+    return parent_real + os.sep + entry.name, is_dir, None
+
+
+def _is_loop(target: str, chain: tuple[str, ...]) -> bool:
+    """Following a link to ``target`` could revisit a folder already on the way down."""
+    prefix = target.rstrip(os.sep) + os.sep
+    return any(folder == target or folder.startswith(prefix) for folder in chain)
+
+
+def _reason(exc: OSError) -> str:
+    if isinstance(exc, FileNotFoundError):
+        return "no such folder"
+    if isinstance(exc, NotADirectoryError):
+        return "not a folder"
+    if isinstance(exc, PermissionError):
+        return "permission denied"
+    return exc.strerror or str(exc)
+
+
+def _rule_excluding(root_rules: IgnoreRules, real: Path, is_dir: bool) -> str | None:
+    """The rule excluding ``real`` or any folder between it and the root (git semantics:
+    a file inside an excluded folder cannot be re-included)."""
+    parts = real.relative_to(root_rules.root).parts
+    prefix = ""
+    for index, part in enumerate(parts):
+        last = index == len(parts) - 1
+        candidate = prefix + fold(part) + ("/" if is_dir or not last else "")
+        rule = root_rules.match(candidate)
+        if rule is not None:
+            return rule
+        prefix += fold(part) + "/"
+    return None
+
+
+# --- public entry points -------------------------------------------------------------------
+
+
+def _load_all(roots: Roots) -> tuple[dict[Path, IgnoreRules | None], dict[Path, str]]:
+    """Rules per root, and the roots whose scan must stop because rules above are unreadable."""
+    rules: dict[Path, IgnoreRules | None] = {}
+    unreadable: dict[Path, str] = {}
+    for root in roots:
+        try:
+            rules[root] = load_rules(root)
+        except IgnoreFileUnreadable as exc:
+            rules[root] = None
+            unreadable[root] = str(exc)
+    blocked: dict[Path, str] = {}
+    for root in roots:
+        for above in roots.roots_above(root):
+            if above in unreadable:
+                blocked[root] = unreadable[above]
+                break
+    return rules, blocked
+
+
+def scan(
+    roots: Roots, scope: Path | None = None, extra_extensions: Iterable[str] = ()
+) -> ScanResult:
+    """List the corpus under ``roots`` (or only under ``scope``, a folder or file in them).
+
+    Raises :class:`~minirag_ingest.files.roots.PathOutsideRoots` for a scope outside the roots and
+    :class:`ScopeExcluded` for a scope the scan would never enter.
+    """
+    rules, blocked = _load_all(roots)
+    walk = _Walk(
+        roots=roots,
+        rules=rules,
+        blocked=blocked,
+        extensions=_normalise_extensions(extra_extensions),
+        root_strings=frozenset(str(root) for root in roots),
+    )
+    walk.result.ignore_files = [
+        IgnoreFileInfo(root_rules.file, root_rules.count)
+        for root_rules in rules.values()
+        if root_rules is not None
+    ]
+    if scope is None:
+        for root in roots:
+            _walk_root(walk, root)
+    else:
+        _scan_scope(walk, roots.contain(scope))
+    walk.result.files.sort(key=lambda scanned: str(scanned.path))
+    return walk.result
+
+
+def _scan_scope(walk: _Walk, scope: Path) -> None:
+    roots = walk.roots
+    above = roots.roots_above(scope)
+    innermost = above[-1]
+    for root in above:
+        if root in walk.blocked:
+            walk.unlisted(str(root), walk.blocked[root], is_root=True)
+            return
+    try:
+        info = os.stat(scope)
+    except FileNotFoundError:
+        if not os.path.isdir(innermost):
+            walk.unlisted(str(innermost), "no such folder", is_root=True)
+        return  # gone from a root that is there: callers treat its files as deleted
+    except OSError as exc:
+        walk.unlisted(str(scope), _reason(exc), is_root=scope == innermost)
+        return
+    is_dir = stat_module.S_ISDIR(info.st_mode)
+    _refuse_excluded_scope(walk, scope, innermost, is_dir)
+    if not is_dir:
+        if _has_extension(scope.name, walk.extensions):
+            walk.result.files.append(ScannedFile(scope, scope, info.st_size, info.st_mtime))
+        return
+    walk.walk(str(scope), _contexts_for(scope, walk.rules, roots), is_root=scope in roots.paths)
+    for root in roots:  # nested roots below the scope are walked on their own
+        if root != scope and is_within(root, scope):
+            _walk_root(walk, root)
+
+
+def _walk_root(walk: _Walk, root: Path) -> None:
+    if root in walk.blocked:
+        walk.unlisted(str(root), walk.blocked[root], is_root=True)
+        return
+    for outer in walk.roots.roots_above(root)[:-1]:
+        outer_rules = walk.rules.get(outer)
+        if outer_rules is not None and _rule_excluding(outer_rules, root, is_dir=True):
+            walk.result.ignored += 1  # a nested root the rules of an outer root exclude
+            return
+    walk.walk(str(root), _contexts_for(root, walk.rules, walk.roots), is_root=True)
+
+
+def _refuse_excluded_scope(walk: _Walk, scope: Path, innermost: Path, is_dir: bool) -> None:
+    parts = scope.relative_to(innermost).parts
+    folder = innermost
+    for index, part in enumerate(parts):
+        folder = folder / part
+        part_is_dir = is_dir or index < len(parts) - 1
+        if _skipped_name(part, part_is_dir) or (part_is_dir and _is_venv(folder)):
+            raise ScopeExcluded(scope, f"{folder} is a hidden or tool folder the scan skips")
+    for root in walk.roots.roots_above(scope):
+        root_rules = walk.rules.get(root)
+        if root_rules is None:
+            continue
+        rule = _rule_excluding(root_rules, scope, is_dir)
+        if rule is not None:
+            raise ScopeExcluded(
+                scope, f"rule {rule!r} in {root_rules.file} excludes it", root_rules.file
+            )
+
+
+def _is_venv(folder: Path) -> bool:
+    return (folder / VENV_MARKER).exists()
+
+
+def is_excluded(path: str | os.PathLike[str], roots: Roots) -> str | None:
+    """The ignore file whose rules exclude ``path`` (as given, and as its symlinks resolve),
+    or None. Raises :class:`IgnoreFileUnreadable` when a root above it has an unreadable
+    ignore file: exclusion cannot then be ruled out."""
+    given = Path(os.path.abspath(path))
+    real = roots.contain(path)
+    is_dir = real.is_dir()
+    for candidate in dict.fromkeys((given, real)):
+        for root in roots.roots_above(candidate):
+            root_rules = load_rules(root)
+            if root_rules is not None and _rule_excluding(root_rules, candidate, is_dir):
+                return str(root_rules.file)
+    return None

@@ -1,0 +1,332 @@
+"""Reconciling the index with the document roots (or one folder or file inside them).
+
+One pass, under the sync lock (:mod:`minirag_ingest.sync.lock`):
+
+1. Scan the disk (:func:`minirag_ingest.files.scan.scan`) and read what the index holds with one
+   ``sources()`` query (plus one two-column query that spots a source stored twice).
+2. Decide per file. A file whose size and mtime match what is stored is skipped without being
+   read. When either differs, its content hash decides: the same bytes (a touch, a copy that kept
+   its contents) are skipped and their stored size/mtime updated (one commit for all of them),
+   so the next sync takes the fast path again; other bytes are read again. A source cut by an
+   older chunking scheme, or stored twice by two racing writers, is read again whatever its
+   bytes - except one read with OCR when this install has no OCR engine: while its bytes are
+   unchanged it is kept as it is and counted as ``unreadable``, not read without its scans.
+3. Moves. A new file with the same name and bytes as an indexed file that is gone from disk
+   gets that file's chunks (vectors included) - nothing is read, converted or embedded again.
+   Up to :data:`MOVE_BATCH` moves share one commit (old rows out, new rows in, together).
+   Only files inside this sync's scope can be the old place, so a sync scoped to the new
+   folder ingests the file as new and leaves the old entry for a full sync.
+4. Deletions. An indexed file that is gone, or that a ``.miniragignore`` rule now excludes, is
+   removed - but never one under a folder that could not be listed, a root that is an empty
+   folder or a root whose ignore file is unreadable. Those folders are reported as errors naming
+   the first few files kept; a root always counts as one failed item, a subfolder only when
+   something indexed is under it or it was the requested scope. An indexed image that the scan
+   no longer lists because the [ocr] extra is gone is kept and counted as ``unreadable``.
+5. Files to read are converted and chunked one by one and embedded in batches of several
+   documents (:meth:`Pipeline.store`), each source swapped in one commit. A file that fails is
+   recorded in ``errors`` and the rest carry on. A file that failed to convert is remembered
+   (:mod:`minirag_ingest.sync.failures`): while it and the settings that decided it stay the same,
+   later syncs report it as failed again, with its reason, without reading it.
+6. Documents without a look-alike signature (an index built before signatures existed) get one
+   from their stored chunk text, :data:`SIGN_BATCH` documents per read and per commit: nothing
+   is read from disk or embedded again.
+7. With a taxonomy file (``classify.toml``), documents not read again are labelled again from
+   their stored chunk text when their labels were made under another taxonomy or at another
+   path (a moved file), or when the model still owes them an answer; nothing is embedded.
+   Label problems go to ``errors`` (one entry per distinct reason), never to ``failed``.
+8. The keyword indexes are refreshed at the end (and every :data:`REFRESH_EVERY` stored files on
+   a long sync), only when something was written.
+
+Data and URL sources are never read, moved or deleted by a sync. A full sync (no scope) does
+sign them, since that only adds a field computed from their stored text. File sources outside
+every root (a root taken out of BASE_DIRS) are left as they are.
+
+A sync killed at any point leaves every source either as it was or as it became: each swap,
+move or deletion is one commit, and the next sync picks up what is left. Asked to stop (``stop``
+set, as the CLI does on Ctrl-C), it finishes the commit in flight, abandons the documents
+prepared but not stored yet, skips what is left and reports ``interrupted``.
+
+An embedding model that cannot be loaded stops the reading: every file still to read is counted
+as failed, and the reason (naming the model) is the report's ``error``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import threading
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from minirag_index import ModelLoadError, SourceDoc
+from minirag_ingest.files.file_state import unscanned_image
+from minirag_ingest.files.names import to_id, to_path
+from minirag_ingest.files.roots import in_scope
+from minirag_ingest.files.scan import ScannedFile, UnlistedFolder, scan
+from minirag_ingest.sync.lock import IndexLock, sync_lock_for
+from minirag_ingest.sync.pass_state import (
+    COUNT_NAMES,
+    ProgressCallback,
+    Stopped,
+    SyncReport,
+    describe,
+)
+from minirag_ingest.sync.plan import Move, Read, SyncPlan, plan
+from minirag_ingest.sync.reindex import Reading
+from minirag_ingest.sync.upkeep import Upkeep
+
+__all__ = ["COUNT_NAMES", "MOVE_BATCH", "ProgressCallback", "SyncReport", "sync"]
+
+if TYPE_CHECKING:
+    from minirag_index import SourceInfo
+    from minirag_ingest.document.pipeline import Pipeline
+
+log = logging.getLogger(__name__)
+
+MOVE_BATCH = 100  # moves committed together
+KEPT_NAMES_SHOWN = 3
+
+
+def sync(
+    pipeline: Pipeline,
+    scope: str | os.PathLike[str] | None = None,
+    *,
+    progress: ProgressCallback | None = None,
+    report: SyncReport | None = None,
+    lock: IndexLock | None = None,
+    stop: threading.Event | None = None,
+) -> SyncReport:
+    """Reconcile ``pipeline.index`` with ``pipeline.roots`` (or only ``scope`` inside them).
+
+    Takes the sync lock on the index folder for its whole run, raising
+    :class:`~minirag_ingest.sync.lock.SyncLocked` at once when another sync holds it; pass ``lock``
+    (already acquired) to run under a lock the caller took. ``progress(done, total)`` is called
+    as files are decided; ``report`` may be passed in to be read while the sync runs. Once
+    ``stop`` is set the sync ends at the next file, with ``report.interrupted`` set.
+
+    Raises :class:`~minirag_ingest.files.roots.PathOutsideRoots` or
+    :class:`~minirag_ingest.files.scan.ScopeExcluded` for a scope it will not sync; per-file
+    problems
+    never raise, they are counted as failed and listed in ``errors``.
+    """
+    report = report if report is not None else SyncReport()
+    if lock is not None:
+        if not lock.held:
+            raise RuntimeError("sync(lock=...) needs a lock that is already held")
+        return _run(_Sync(pipeline, scope, progress, report, stop))
+    with sync_lock_for(pipeline.index, pipeline.settings.sync_lease_seconds):
+        return _run(_Sync(pipeline, scope, progress, report, stop))
+
+
+def _run(job: _Sync) -> SyncReport:
+    """Run one sync pass; its labelling (and the choice model, if loaded) ends with it."""
+    try:
+        return job.run()
+    except Stopped:
+        job.report.interrupted = True
+        return job.report
+    finally:
+        job.labels.close()
+
+
+class _Sync(Reading, Upkeep):
+    """One sync pass: the plan, then its moves, deletions, reads, signatures and labels."""
+
+    # -- the pass --------------------------------------------------------------------------
+    def run(self) -> SyncReport:
+        # Another model's vectors: refuse before reading anything. A model that cannot be
+        # loaded at all is left to the files that need it (model_failed counts them).
+        with contextlib.suppress(ModelLoadError):
+            self.index.check_model()
+        self.check_stop()
+        extensions = sorted(self.pipeline.extensions)
+        scanned = scan(self.roots, self.scope, extra_extensions=extensions)
+        self.check_stop()
+        self.report.scanned = len(scanned.files)
+        self.report.ignored = scanned.ignored
+        self.total = len(scanned.files)
+        self.tell()
+
+        everything = self.index.sources()
+        indexed = {
+            source: info
+            for source, info in everything.items()
+            if info.source_type == "file" and self.covers(source)
+        }
+        decided = self.decide(scanned.files, scanned.unlisted, indexed)
+        self.count(decided)
+        moved_from = self.move(decided)
+        self.delete(source for source in decided.delete if source not in moved_from.values())
+        self.remember_stats(decided.touched)
+
+        # Documents read again get a signature and labels anyway; the others are kept.
+        rereading = {r.file.source for r in decided.read}
+        gone = set(decided.delete) | set(moved_from.values())
+        kept = [
+            (source, info)
+            for source, info in (everything if self.scope is None else indexed).items()
+            if source not in rereading
+            and source not in gone
+            and (info.source_type != "file" or self.covers(source))
+        ]
+        moved = [(to, everything[old]) for to, old in moved_from.items()]
+        unsigned = [source for source, info in kept + moved if info.signature is None]
+        self.total += len(unsigned)
+        self.tell()
+
+        self.read_again(decided.read)
+        self.sign(unsigned)
+        self.relabel(kept + moved)
+        self.failures.keep_only(decided.seen, self.covers)
+        self.failures.save()
+        if self.wrote:
+            self.pipeline.refresh()
+        else:  # an index from before the summaries gains one without a write
+            self.pipeline.index.write_summary(only_if_missing=True)
+        return self.report
+
+    def decide(
+        self,
+        files: list[ScannedFile],
+        unlisted: list[UnlistedFolder],
+        indexed: dict[str, SourceInfo],
+    ) -> SyncPlan:
+        """The plan for these files and this part of the index (see :mod:`.sync_plan`), with
+        what it needs from the disk: which indexed files are still there, and hashes."""
+        from minirag_ingest.document.pipeline import file_hash
+
+        def digest(file: ScannedFile) -> str:
+            self.check_stop()
+            return file_hash(file.real)
+
+        seen = {file.source for file in files}
+        on_disk = {s for s in indexed if s not in seen and os.path.lexists(to_path(s))}
+        return plan(
+            files,
+            unlisted,
+            indexed,
+            digest=digest,
+            on_disk=on_disk,
+            unscanned_images={
+                s for s in on_disk if unscanned_image(s, self.roots, self.pipeline.extensions)
+            },
+            doubled=self.index.stored_twice(indexed),
+            has_ocr=self.pipeline.ocr is not None,
+            scope=self.scope,
+        )
+
+    def count(self, decided: SyncPlan) -> None:
+        """Report what the plan decided without any work: failures, skips, unreadables."""
+        report = self.report
+        for folder, under in decided.unlisted:
+            report.fail(folder.path, self.kept_message(folder, under))
+        for file, reason in decided.failed:
+            report.fail(file.path, reason)
+        report.skipped += decided.skipped
+        unreadable = [*decided.kept_unread, *decided.kept_images]
+        report.unreadable += len(unreadable)
+        report.unreadable_files.extend(unreadable)
+        self.advance(len(decided.failed) + decided.skipped + len(decided.kept_unread))
+
+    def move(self, decided: SyncPlan) -> dict[str, str]:
+        """Carry out the plan's moves, :data:`MOVE_BATCH` a commit; a file that cannot be
+        moved is read again instead. Returns new source → old for every file moved."""
+        moved_from: dict[str, str] = {}
+        moves = decided.moves
+        for start in range(0, len(moves), MOVE_BATCH):
+            self.check_stop()
+            done, failed = self.move_batch(moves[start : start + MOVE_BATCH])
+            moved_from.update(done)
+            decided.read.extend(Read(file, digest) for file, digest in failed)
+        return moved_from
+
+    def delete(self, sources: Iterable[str]) -> None:
+        for source in sources:
+            self.check_stop()
+            try:
+                self.index.delete_source(source)
+            except Exception as exc:
+                self.report.fail(source, f"could not remove it from the index: {describe(exc)}")
+                continue
+            self.report.deleted += 1
+            self.wrote = True
+
+    # -- pieces ----------------------------------------------------------------------------
+    def covers(self, source: str) -> bool:
+        if self.scope is not None:
+            return in_scope(source, to_id(self.scope))
+        return any(in_scope(source, to_id(root)) for root in self.roots)
+
+    def remember_stats(self, touched: list[ScannedFile]) -> None:
+        """Store the new size/mtime of files whose bytes did not change, in one commit, so
+        the next sync skips them without hashing."""
+        if not touched:
+            return
+        stats = [(f.source, f.size, f.mtime) for f in touched]
+        try:
+            self.index.record_file_stats(stats)
+        except Exception as exc:  # only costs a hash next time
+            log.warning(
+                "could not store the new mtime of %d unchanged files: %s", len(touched), exc
+            )
+            return
+        self.wrote = True
+
+    def kept_message(self, folder: UnlistedFolder, kept: list[str]) -> str:
+        if not kept:
+            return f"{folder.message}; nothing indexed under it"
+        names = ", ".join(self.roots.display_path(s) for s in kept[:KEPT_NAMES_SHOWN])
+        more = len(kept) - KEPT_NAMES_SHOWN
+        tail = f" and {more} more" if more > 0 else ""
+        files = "file" if len(kept) == 1 else "files"
+        return f"{folder.message}; kept the {len(kept)} indexed {files} under it: {names}{tail}"
+
+    def move_batch(self, batch: list[Move]) -> tuple[dict[str, str], list[tuple[ScannedFile, str]]]:
+        """Give each old source's chunks (vectors included) to its new path.
+
+        The whole batch is one commit: the rows are re-keyed under their new path and the old
+        rows dropped by the same ``merge_insert``. Should that fail, each file is moved on its
+        own (one commit each). Returns new → old for every file moved, and the files that
+        could not be moved (they are read again instead).
+        """
+        if not batch:
+            return {}, []
+        try:
+            self.commit_moves(batch)
+        except Exception as exc:
+            log.warning("moving %d files in one commit failed (%s); one by one", len(batch), exc)
+        else:
+            self.report.moved += len(batch)
+            self.wrote = True
+            self.advance(len(batch))
+            return {move.file.source: move.origin.source for move in batch}, []
+        moved: dict[str, str] = {}
+        failed: list[tuple[ScannedFile, str]] = []
+        for move in batch:
+            try:
+                self.index.move_source(move.origin.source, _moved_doc(move))
+            except Exception as exc:
+                log.warning("moving %s failed, reading it again: %s", move.origin.source, exc)
+                failed.append((move.file, move.content_hash))
+                continue
+            moved[move.file.source] = move.origin.source
+            self.report.moved += 1
+            self.wrote = True
+            self.advance(1)
+        return moved, failed
+
+    def commit_moves(self, batch: list[Move]) -> None:
+        self.index.move_sources({move.origin.source: _moved_doc(move) for move in batch})
+
+
+def _moved_doc(move: Move) -> SourceDoc:
+    """What a moved file's rows are stored under: its new path, hash, size and mtime."""
+    file = move.file
+    return SourceDoc(
+        source=file.source,
+        source_type="file",
+        content_hash=move.content_hash,
+        size=file.size,
+        mtime=file.mtime,
+    )

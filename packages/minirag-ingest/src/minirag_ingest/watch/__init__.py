@@ -1,0 +1,1 @@
+"""Watch mode: the index follows the roots without being asked."""

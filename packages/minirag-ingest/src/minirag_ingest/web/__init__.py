@@ -1,0 +1,1 @@
+"""Fetching a web page safely for ingest_url, and converting it."""
