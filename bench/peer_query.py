@@ -2,6 +2,7 @@
 
     uv run python bench/peer_query.py --peer-dir /work/peer [--node PATH] [--model-dir DIR]
                                       [--queries 100] [--warm-up 5] [--top-k 10] [--docs N]
+                                      [--cold-model] [--peer-first] [--keep]
 
 Both servers are driven over stdio by the official MCP client, as an assistant drives them:
 our ``minirag-mcp`` entry point of this workspace's environment, and mcp-local-rag (npm,
@@ -20,14 +21,20 @@ and the **same embedding model**: all-MiniLM-L6-v2 int8 (bench/_common.py's test
 as transformers.js caches a hub model, ``<cache>/Xenova/all-MiniLM-L6-v2/onnx/
 model_quantized.onnx`` plus the tokenizer and config files, with RAG_DTYPE=q8 (which picks
 ``model_quantized.onnx``); HF_ENDPOINT points at a closed loopback port, so a file missing
-from that folder fails the start instead of being downloaded.
+from that folder fails the model's load (and the bench) instead of being downloaded; the
+peer's own log lines on the model it loaded are printed at the end. Our server keeps its
+optimised model copy under CACHE_DIR (minirag_index.embedding.optimized_model), made once per
+model file: the bench makes it before the measured sync, as every start but the first finds
+it; ``--cold-model`` leaves it to the sync, as on the first start after an install.
 
-One server at a time syncs (sync_start, sync_status until it ends) while its whole process
+One server at a time syncs (ours first, or the peer with ``--peer-first``: sync_start,
+sync_status until it ends, every document indexed or the bench stops) while its whole process
 tree's PSS (/proc/<pid>/smaps_rollup, summed over the server and its descendants) is sampled
-every 50 ms: the sync time and the peak are printed. Then, with both servers up, the English dev
-questions go to both in turn, alternating which goes first per question so that the machine's
-load hits both alike (after ``--warm-up`` calls each): p50/p95 of the client round trip, and
-how often the question's own paragraph is among the hits (a check that both embed alike).
+every 50 ms: the sync time, the peak and each process's share at the peak are printed. Then,
+with both servers up, the English dev questions go to both in turn, alternating which goes
+first per question so that the machine's load hits both alike (after ``--warm-up`` calls
+each): p50/p95 of the client round trip, and how often the question's own paragraph is among
+the hits (a check that both embed alike).
 Timings depend on the machine's load, printed in the header and footer: compare the ratios.
 """
 
@@ -77,6 +84,7 @@ class Server:
     marker: bytes  # in the server process's command line, to find its pid
     query_args: Callable[[str, int], dict[str, Any]]
     files_of: Callable[[Any], list[str]]
+    documents: int  # in its root
     session: ClientSession | None = None
     pid: int = 0
     sync_seconds: float = 0.0
@@ -124,15 +132,17 @@ class TreePss:
 
 
 # -- the two servers -------------------------------------------------------------------------
-def copy_docs(target: Path, limit: int) -> None:
+def copy_docs(target: Path, limit: int) -> int:
     target.mkdir(parents=True)
-    for path in sorted(c.data("xquad", "en", "docs").glob("*.txt"))[: limit or None]:
+    paths = sorted(c.data("xquad", "en", "docs").glob("*.txt"))[: limit or None]
+    for path in paths:
         shutil.copy(path, target / path.name)
+    return len(paths)
 
 
 def ours(work: Path, model_dir: Path, limit: int, cold: bool) -> Server:
     root, cache = work / "ours-docs", work / "ours-cache"
-    copy_docs(root, limit)
+    documents = copy_docs(root, limit)
     entry = Path(sys.executable).with_name("minirag-mcp")
     if not entry.exists():
         raise SystemExit(f"{entry} not found: run `uv sync` in the repository first")
@@ -145,6 +155,7 @@ def ours(work: Path, model_dir: Path, limit: int, cold: bool) -> Server:
         marker=b"minirag-mcp",
         query_args=lambda q, k: {"query": q, "topK": k},
         files_of=lambda r: [s.get("source", "") for s in r.get("sources", [])],
+        documents=documents,
     )
 
 
@@ -171,7 +182,7 @@ def peer_model_cache(cache: Path, model_dir: Path) -> None:
 
 def peer(work: Path, model_dir: Path, limit: int, entry: Path, node: str) -> Server:
     root, cache = work / "peer-docs", work / "peer-cache"
-    copy_docs(root, limit)
+    documents = copy_docs(root, limit)
     peer_model_cache(cache, model_dir)
     keep = ("PATH", "HOME", "LANG", "TMPDIR")
     env = {
@@ -189,6 +200,7 @@ def peer(work: Path, model_dir: Path, limit: int, entry: Path, node: str) -> Ser
         marker=PEER_PACKAGE.encode(),
         query_args=lambda q, k: {"query": q, "limit": k},
         files_of=lambda r: [h.get("filePath", "") for h in r],  # a JSON list of chunks
+        documents=documents,
     )
 
 
@@ -243,8 +255,9 @@ async def synced(server: Server, poll: float = 0.1) -> None:
     server.sync_seconds = time.perf_counter() - started
     server.peak_pss, server.peak_processes = sampler.peak, sampler.processes
     server.peak_breakdown = sampler.breakdown
-    if state["state"] != "succeeded" or (state.get("counts") or {}).get("failed"):
-        raise SystemExit(f"{server.name}: the sync did not succeed: {state}")
+    done = (state.get("counts") or {}).get("ingested", state.get("summary", {}).get("upserted"))
+    if state["state"] != "succeeded" or done != server.documents:
+        raise SystemExit(f"{server.name}: the sync did not index all documents: {state}")
     status = payload(await server.session.call_tool("status", {}))
     server.chunks = str(status.get("chunks", status.get("chunkCount", "?")))
 
