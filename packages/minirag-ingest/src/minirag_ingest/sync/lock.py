@@ -24,7 +24,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Self
 
-from minirag_index.storage.location import IndexLocation
+from minirag_index.storage import IndexLocation
 from minirag_ingest.errors import IngestError
 
 if TYPE_CHECKING:
