@@ -14,6 +14,13 @@ that wrote no summary, an unreadable file) it reads LanceDB as before. The summa
 only when the version was the same before and after reading the table, so it never pairs one
 version's key with another's contents. Only a DB_PATH that is a local folder has one: for an
 object-store URI every read goes to LanceDB.
+
+Listing ``_versions`` reads LanceDB's files, not its API (``Table.version`` needs LanceDB
+imported, the very cost the summary saves). That folder and its two manifest naming schemes
+are the Lance table format's; the layout is pinned with LanceDB's minor version in this
+package's ``pyproject.toml``, and a test (``test_summary.py``,
+``test_the_summary_key_reads_the_version_lancedb_reports``) checks the key against LanceDB's
+documented ``Table.version`` and ``list_versions()``.
 """
 
 from __future__ import annotations
