@@ -51,7 +51,7 @@ def test_a_large_source_gets_the_rows_a_merge_would_give_it(tmp_path, monkeypatc
         calls.append(1)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr("minirag_index.storage.store.store_in_parts", counted)
+    monkeypatch.setattr("minirag_index.storage.writes.store_in_parts", counted)
     parted = Store(tmp_path / "parted")
     parted.replace_source(doc(), chunks(13, "v1"), vectors(13))
     assert calls == [1]

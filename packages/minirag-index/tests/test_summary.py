@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from datetime import timedelta
 
 from minirag_index import ChunkInput, IndexSettings, MiniragIndex, SourceDoc
 from minirag_index.search.scope import scope_filter_sql
@@ -116,3 +117,37 @@ def test_only_a_local_folder_has_a_summary():
     assert summary_file.local_folder("s3://bucket/index") is None
     assert summary_file.version_key("s3://bucket/index") is None
     assert summary_file.read_current("s3://bucket/index") is None
+
+
+# The one place the index reads LanceDB's files rather than its API: the summary's key lists
+# the manifests in <DB_PATH>/chunks.lance/_versions (the Lance table format's layout, both of its
+# manifest naming schemes), because status and list_files must answer without importing
+# LanceDB (about 3 s of CPU). The layout is pinned with LanceDB's minor version
+# (lancedb>=0.40,<0.41 in packages/minirag-index/pyproject.toml); raising that pin means this
+# test must still pass.
+PINNED_LANCEDB = "0.40."
+
+
+def test_the_summary_key_reads_the_version_lancedb_reports(make_index, monkeypatch):
+    from importlib.metadata import version
+
+    import minirag_index.storage.store as store_module
+
+    assert version("lancedb").startswith(PINNED_LANCEDB), (
+        "minirag_index.storage.summary.version_key reads LanceDB's _versions folder; check "
+        "that layout against this LanceDB before moving the pin"
+    )
+    index = make_index()
+    for n in range(3):
+        add(index, f"/docs/{n}.md")
+        table = index.store.table()
+        key = summary_file.version_key(index.location)
+        assert key is not None
+        newest = max(v["version"] for v in table.list_versions())  # LanceDB's documented API
+        assert summary_file.manifest_version(key[0]) == table.version == newest
+    monkeypatch.setattr(store_module, "VERSION_RETENTION", timedelta(0))
+    index.store.optimize()  # compaction commits, and every older manifest is removed
+    table = index.store.table()
+    key = summary_file.version_key(index.location)
+    assert key is not None and summary_file.manifest_version(key[0]) == table.version
+    assert max(v["version"] for v in table.list_versions()) == table.version

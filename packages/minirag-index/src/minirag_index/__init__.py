@@ -8,18 +8,9 @@ from minirag_index.embedding.embedder import Embedder, ModelLoadError
 from minirag_index.embedding.telemetry import keep_onnxruntime_offline
 from minirag_index.errors import MiniragError, StoreUnavailableError
 from minirag_index.heap import tune_process_memory
-from minirag_index.index import (
-    DEFAULT_NEIGHBORS,
-    DEFAULT_TOP_K,
-    MAX_TOP_K,
-    Hit,
-    LookAlike,
-    MiniragIndex,
-    NeighborChunk,
-    SearchResult,
-    SourceHits,
-    clamp_top_k,
-)
+from minirag_index.index import DEFAULT_NEIGHBORS, MiniragIndex
+from minirag_index.results import Hit, LookAlike, NeighborChunk, SearchResult, SourceHits
+from minirag_index.search.hybrid import DEFAULT_TOP_K, MAX_TOP_K, clamp_top_k
 from minirag_index.search.reconstruct import rebuild_document, rebuild_section
 from minirag_index.search.scope import in_scope
 from minirag_index.settings import ConfigError, IndexSettings, load_index_settings
@@ -32,11 +23,13 @@ from minirag_index.storage.store import (
     SourceInfo,
     StoredChunk,
 )
+from minirag_index.versions import READ, Version
 
 __all__ = [
     "DEFAULT_NEIGHBORS",
     "DEFAULT_TOP_K",
     "MAX_TOP_K",
+    "READ",
     "ChunkInput",
     "ConfigError",
     "Embedder",
@@ -56,6 +49,7 @@ __all__ = [
     "SourceInfo",
     "StoreUnavailableError",
     "StoredChunk",
+    "Version",
     "clamp_top_k",
     "in_scope",
     "keep_onnxruntime_offline",

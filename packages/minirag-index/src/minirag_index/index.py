@@ -3,24 +3,26 @@
 >>> index = MiniragIndex.open(IndexSettings(DB_PATH=..., MODEL_NAME=...))  # doctest: +SKIP
 """
 
-# Longer than 450 lines: MiniragIndex is the package's whole public face, one short method per
-# operation delegating to a module of its own; its result dataclasses sit beside it so the face
-# reads in one file.
-
 from __future__ import annotations
 
-import threading
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
-from enum import Enum
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal
 
 from minirag_index.embedding.embedder import Embedder
 from minirag_index.embedding.model_spec import ModelSpec, index_model_problem
 from minirag_index.heap import release_freed_memory
+from minirag_index.results import LookAlike, NeighborChunk, SearchResult
 from minirag_index.search.filters import sources_filter_sql
-from minirag_index.search.fusion import first_sources, group_cut, rrf_fuse, within_distance
+from minirag_index.search.hybrid import (
+    DEFAULT_TOP_K,
+    apply_tuning,
+    candidate_count,
+    clamp_top_k,
+    fuse,
+    search_filter,
+    sources_in_rank_order,
+)
 from minirag_index.search.reconstruct import document_parts, rebuild_section
 from minirag_index.search.scope import in_scope, scope_filter_sql, sql_string
 from minirag_index.settings import IndexSettings
@@ -33,88 +35,17 @@ from minirag_index.storage.store import (
     Store,
     StoredChunk,
 )
+from minirag_index.storage.summary import IndexSummary, SummaryReads
+from minirag_index.versions import READ, PerVersion, Version
 
 if TYPE_CHECKING:  # numpy-backed; imported on first use so opening an index stays light
     from minirag_index.search.lookalike import LookAlikeIndex
-    from minirag_index.search.mentions import MentionCorpus, MentionResult
+    from minirag_index.search.mentions import MentionResult
     from minirag_index.storage.store import Vector
-    from minirag_index.storage.summary import IndexSummary
 
-T = TypeVar("T")
-
-
-class _Unread(Enum):
-    READ = "read"
-
-
-#: A table version not read yet: the method reads it. A search reads the version once and hands
-#: it on, since every read asks the storage for the latest one.
-READ = _Unread.READ
-Version = int | None | Literal[_Unread.READ]
 SECTION_CACHE_LIMIT = 5_000  # rebuilt sections kept per table version
-MAX_TOP_K = 100
-DEFAULT_TOP_K = 10
 DEFAULT_NEIGHBORS = 2  # chunks read on each side of a hit, unless asked for others
 DEFAULT_EMBED_SLICE = 512  # chunks embedded per call when a caller does not say
-
-
-def candidate_count(top_k: int) -> int:
-    """How many candidates each side fetches: a multiple of topK, bounded."""
-    return min(max(4 * top_k, 20), 400)
-
-
-def clamp_top_k(top_k: int) -> int:
-    """topK below 1 is refused; above the cap it is clamped rather than rejected."""
-    if top_k < 1:
-        raise ValueError(f"topK must be at least 1 (got {top_k}); at most {MAX_TOP_K} is used.")
-    return min(top_k, MAX_TOP_K)
-
-
-@dataclass(frozen=True)
-class Hit:
-    text: str
-    source: str
-    title: str
-    chunk_index: int
-    score: float
-    distance: float | None
-    parent_id: str
-    pages: str | None = None
-
-
-@dataclass(frozen=True)
-class SourceHits:
-    source: str
-    title: str
-    hits: int
-
-
-@dataclass
-class SearchResult:
-    hits: list[Hit]
-    sources: list[SourceHits]
-    parents: dict[str, str]
-    keyword_error: str | None = None
-    notice: str | None = None
-    #: The table version the search read, for follow-up reads of the same state
-    #: (:meth:`MiniragIndex.look_alikes_of`).
-    version: Version = READ
-
-
-@dataclass(frozen=True)
-class LookAlike:
-    source: str
-    overlap: float
-    date: str | None = None
-
-
-@dataclass(frozen=True)
-class NeighborChunk:
-    chunk_index: int
-    text: str
-    parent_id: str
-    pages: str | None = None
-    is_target: bool = False
 
 
 class MiniragIndex:
@@ -130,11 +61,11 @@ class MiniragIndex:
         self.settings = settings
         self.embedder = embedder or Embedder(settings.MODEL_NAME, settings.CACHE_DIR)
         self.store = Store(settings.DB_PATH, settings.store_access(), read_only=read_only)
-        self._cache: dict[str, tuple[int | None, Any]] = {}
+        #: Whole-index views, each kept until the table changes.
+        self._views = PerVersion(self.store.version)
         # The keyword search runs beside query embedding + vector search.
         self._keyword_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="keyword")
-        self._cache_lock = threading.Lock()
-        self._summary_held: tuple[list[Any], IndexSummary | None] | None = None
+        self._summary = SummaryReads(self.store)
 
     @classmethod
     def open(cls, settings: IndexSettings) -> MiniragIndex:
@@ -209,20 +140,7 @@ class MiniragIndex:
     def stored_twice(self, among: Collection[str]) -> set[str]:
         """Those of the file sources ``among`` holding more rows than distinct chunk numbers:
         two writers stored them at once."""
-        if not among:
-            return set()
-        table = self.store.column_table(["source", "chunk_index"], "source_type = 'file'")
-        if table is None or table.num_rows == 0:
-            return set()
-        grouped = table.group_by("source").aggregate(
-            [("chunk_index", "count"), ("chunk_index", "count_distinct")]
-        )
-        sources = grouped.column("source").to_pylist()
-        rows = grouped.column("chunk_index_count").to_pylist()
-        distinct = grouped.column("chunk_index_count_distinct").to_pylist()
-        wanted = set(among)
-        counted = zip(sources, rows, distinct, strict=True)
-        return {source for source, n, d in counted if n != d and source in wanted}
+        return self.store.stored_twice(among)
 
     @property
     def location(self) -> IndexLocation:
@@ -234,11 +152,33 @@ class MiniragIndex:
         """:attr:`location`, by its older name."""
         return self.store.location
 
+    @property
+    def storage_options(self) -> Mapping[str, str]:
+        """The object-store options the index is reached with (credentials included: never
+        shown), for files kept beside its table."""
+        return self.store.access.storage_options
+
+    def has_table(self) -> bool:
+        """Whether anything was ever indexed here (StoreUnavailableError when the store
+        could not be read)."""
+        return self.store.exists()
+
+    def open_table(self) -> None:
+        """Open the table now, as the first read would: a writer upgrades an older one, a
+        read-only index too old to read raises IndexTooOldError; :attr:`warnings` then says
+        what opening found."""
+        self.store.table()
+
+    @property
+    def warnings(self) -> list[str]:
+        """What opening the table found: keyword indexes from an older version, an upgrade
+        that could not run (the writer's next sync brings them up to date)."""
+        return list(self.store.warnings)
+
     def refresh(self) -> None:
         """Bring keyword indexes up to date after writes and drop old table versions."""
         self.store.optimize()
-        with self._cache_lock:  # views of older versions would only hold memory until rebuilt
-            self._cache.clear()
+        self._views.clear()
         self.write_summary()
         release_freed_memory()
 
@@ -246,43 +186,23 @@ class MiniragIndex:
         """Leave the summary status and list_files read instead of LanceDB (best-effort; see
         :mod:`minirag_index.storage.summary`); ``only_if_missing``: unless the current one is
         there."""
-        from minirag_index.storage import summary
-
-        if self.store.read_only:  # a reader writes nothing, this file included
-            return
-        if not (only_if_missing and self.summary() is not None):
-            summary.write(self.store)
-            self._summary_held = None  # read again: the version may be the one held as None
+        self._summary.write(only_if_missing=only_if_missing)
 
     def summary(self) -> IndexSummary | None:
         """The summary of the table's newest version, if one was written for it (see
         :mod:`minirag_index.storage.summary`): what the metadata reads below answer from first."""
-        from minirag_index.storage import summary
-
-        key = summary.version_key(self.db_path)
-        if key is None:
-            return None
-        held = self._summary_held
-        if held is None or held[0] != key:
-            held = self._summary_held = (key, summary.read_current(self.db_path))
-        return held[1]
+        return self._summary.current()
 
     def version(self) -> int | None:
         """The table version answers come from now (it changes with every commit); None
         without a table. Read from the summary when it is current, so status need not open
         LanceDB."""
-        from minirag_index.storage import summary
-
-        key = summary.version_key(self.db_path)
-        if key is not None and self.summary() is not None:
-            return summary.manifest_version(key[0])
-        return self.store.version()
+        return self._summary.version()
 
     # -- the model -------------------------------------------------------------------------
     def recorded_model(self) -> ModelSpec | None:
         """The model the index was embedded with (None: empty, or written before the record)."""
-        held = self.summary()
-        return held.model if held is not None else self.store.recorded_model()
+        return self._summary.recorded_model()
 
     def model_problem(self, version: Version = READ) -> str | None:
         """Why the configured model may not be used with this index, or None; read once per
@@ -299,7 +219,7 @@ class MiniragIndex:
                 return None
             spec = self.embedder.spec
             return index_model_problem(self.db_path, held.model, held.vector_dim, spec)
-        return self._per_version("model", problem, version)
+        return self._views.get("model", problem, version)
 
     def check_model(self, version: Version = READ) -> None:
         """Raise :class:`IndexMismatchError` unless the configured model is the index's."""
@@ -322,25 +242,36 @@ class MiniragIndex:
         if not query.strip():
             raise ValueError("query must not be empty")
         version = self.store.version()  # read once (see READ)
-        if not self._per_version("rows", self.store.count_rows, version):
+        if not self._views.get("rows", self.store.count_rows, version):
             return SearchResult(
                 [], [], {}, notice="The index is empty: nothing has been synced yet."
             )
         self.check_model(version)
-        where = scope_filter_sql(scope)
-        scope = scope if where else None  # a scope with no filter (the root) covers everything
-        if sources is not None:
-            if not sources:
-                notice = "No indexed document matches the filter" + (
-                    f" under the scope {scope!r}." if scope else "."
-                )
-                return SearchResult([], [], {}, notice=notice)
-            only = sources_filter_sql(sources)
-            where = f"({where}) AND {only}" if where else only
+        where, scope, notice = search_filter(scope, sources)
+        if notice is not None:
+            return SearchResult([], [], {}, notice=notice)
+        vector_rows, keyword_rows, keyword_error = self._candidates(
+            query, candidate_count(top_k), where, version
+        )
+        if scope and not (vector_rows or keyword_rows) and not self._has_rows_under(scope):
+            notice = f"Nothing is indexed under the scope {scope!r}."
+            return SearchResult([], [], {}, notice=notice)
+        hits = fuse(vector_rows, keyword_rows, self.settings.RAG_HYBRID_WEIGHT)
+        hits = apply_tuning(hits, self.settings)[:top_k]
+        return SearchResult(
+            hits=hits,
+            sources=sources_in_rank_order(hits),
+            parents=self.sections([h.parent_id for h in hits], version),
+            keyword_error=keyword_error,
+            version=version,
+        )
+
+    def _candidates(
+        self, query: str, n: int, where: str | None, version: Version
+    ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], str | None]:
+        """Both sides' ``n`` best rows (the keyword side in its thread, beside embedding the
+        query), and why the keyword side failed, if it did (reported, never swallowed)."""
         weight = self.settings.RAG_HYBRID_WEIGHT
-        n = candidate_count(top_k)
-        keyword_rows: list[dict[str, Any]] = []
-        keyword_error = None
         future = (
             self._keyword_pool.submit(self.keyword_rows, query, n, where, version)
             if weight > 0
@@ -351,23 +282,14 @@ class MiniragIndex:
             if weight < 1
             else []
         )
+        keyword_rows: list[dict[str, Any]] = []
+        keyword_error = None
         if future is not None:
             try:
                 keyword_rows = future.result()
             except Exception as exc:  # reported, never swallowed
                 keyword_error = f"keyword search failed: {exc}"
-        if scope and not (vector_rows or keyword_rows) and not self._has_rows_under(scope):
-            notice = f"Nothing is indexed under the scope {scope!r}."
-            return SearchResult([], [], {}, notice=notice)
-        hits = self._fuse(vector_rows, keyword_rows, weight)
-        hits = self._apply_tuning(hits)[:top_k]
-        return SearchResult(
-            hits=hits,
-            sources=_sources_in_rank_order(hits),
-            parents=self.sections([h.parent_id for h in hits], version),
-            keyword_error=keyword_error,
-            version=version,
-        )
+        return vector_rows, keyword_rows, keyword_error
 
     def _has_rows_under(self, scope: str) -> bool:
         where = scope_filter_sql(scope)
@@ -385,45 +307,8 @@ class MiniragIndex:
         self, query: str, limit: int, where: str | None, version: Version = READ
     ) -> list[dict[str, Any]]:
         """The keyword (BM25) side of a search: the ``limit`` best chunks, with ``_score``."""
-        searchable = self._per_version("keyword columns", self.store.keyword_columns, version)
+        searchable = self._views.get("keyword columns", self.store.keyword_columns, version)
         return self.store.keyword_search(query, limit, where, searchable=searchable)
-
-    def _fuse(
-        self, vector_rows: list[dict[str, Any]], keyword_rows: list[dict[str, Any]], weight: float
-    ) -> list[Hit]:
-        def key(row: dict[str, Any]) -> tuple[str, int]:
-            return (row["source"], row["chunk_index"])
-
-        rows = {key(r): r for r in keyword_rows}
-        rows.update({key(r): r for r in vector_rows})
-        distance = {key(r): r["_distance"] for r in vector_rows}
-        fused = rrf_fuse([key(r) for r in vector_rows], [key(r) for r in keyword_rows], weight)
-        return [
-            Hit(
-                text=rows[f.key]["text"],
-                source=rows[f.key]["source"],
-                title=rows[f.key]["title"],
-                chunk_index=rows[f.key]["chunk_index"],
-                score=f.score,
-                distance=distance.get(f.key),
-                parent_id=rows[f.key]["parent_id"],
-                pages=rows[f.key]["pages"],
-            )
-            for f in fused
-        ]
-
-    def _apply_tuning(self, hits: list[Hit]) -> list[Hit]:
-        s = self.settings
-        if s.RAG_MAX_DISTANCE is not None:
-            keep = within_distance([h.distance for h in hits], s.RAG_MAX_DISTANCE)
-            hits = [h for h, k in zip(hits, keep, strict=True) if k]
-        if s.RAG_GROUPING is not None:
-            keep = group_cut([h.distance for h in hits], s.RAG_GROUPING)
-            hits = [h for h, k in zip(hits, keep, strict=True) if k]
-        if s.RAG_MAX_FILES is not None:
-            keep = first_sources([h.source for h in hits], s.RAG_MAX_FILES)
-            hits = [h for h, k in zip(hits, keep, strict=True) if k]
-        return hits
 
     # -- reading back ----------------------------------------------------------------------
     def sections(self, parent_ids: Sequence[str], version: Version = READ) -> dict[str, str]:
@@ -432,7 +317,7 @@ class MiniragIndex:
         if not wanted:
             return {}
         # Sections rebuilt earlier stay valid until the table changes.
-        known: dict[str, str] = self._per_version("sections", dict, version)
+        known: dict[str, str] = self._views.get("sections", dict, version)
         missing = [pid for pid in wanted if pid not in known]
         if missing:
             where = "parent_id IN (" + ", ".join(sql_string(p) for p in missing) + ")"
@@ -481,38 +366,7 @@ class MiniragIndex:
             for c in chunks
         ]
 
-    # -- whole-index views, cached per table version ---------------------------------------
-    def _per_version(self, key: str, build: Callable[[], T], version: Version = READ) -> T:
-        """``build()``, kept until the table changes. ``version`` is the table's version when
-        the caller has just read it (:data:`READ`: read it here)."""
-        if version is READ:
-            version = self.store.version()
-        with self._cache_lock:
-            cached = self._cache.get(key)
-            if cached is not None and cached[0] == version:
-                return cached[1]
-            self._cache.pop(key, None)  # not kept alive while its successor is built
-        value = build()
-        with self._cache_lock:
-            self._cache[key] = (version, value)
-        return value
-
-    def mention_corpus(self) -> MentionCorpus:
-        """Folded text of every chunk and title, rebuilt only when the table changes: what
-        find_mentions searches in an index from before the mention columns (a read-only
-        server's, until the writer's next sync adds them)."""
-        columns = ["source", "title", "chunk_index", "text", "context_chars", "section"]
-
-        def build() -> MentionCorpus:
-            from minirag_index.search.mentions import build_corpus
-
-            data = self.store.column_table(columns)
-            if data is None:
-                return build_corpus([])
-            return build_corpus(zip(*(data.column(c).to_pylist() for c in columns), strict=True))
-
-        return self._per_version("mentions", build)
-
+    # -- whole-index views, kept per table version ----------------------------------------
     def find_mentions(
         self,
         terms: Sequence[str],
@@ -525,73 +379,23 @@ class MiniragIndex:
     ) -> MentionResult:
         """Every document in scope mentioning the terms (see :mod:`minirag_index.search.mentions`):
         candidates from the table's prefix index, the rule applied to their folded text
-        (:mod:`minirag_index.search.mention_scan`)."""
+        (:mod:`minirag_index.search.stored_mentions`)."""
+        from minirag_index.search.mentions import MAX_PAGE
+        from minirag_index.search.stored_mentions import find_in_store
 
         def wanted(source: str) -> bool:
             return in_scope(source, scope) and (doc_filter is None or doc_filter(source))
 
-        from minirag_index.search import mention_scan
-        from minirag_index.search.mentions import MAX_PAGE, find_mentions
-        from minirag_index.storage import mention_columns
-
         page = MAX_PAGE if limit is None else limit
-        table = self.store.table()
-        if table is None or not mention_columns.has_columns(table.schema.names):
-            result = find_mentions(
-                self.mention_corpus(),
-                terms,
-                match=match,
-                doc_filter=wanted,
-                offset=offset,
-                limit=page,
-            )
-            self._add_pages(result, {})
-            return result
-
-        def build() -> mention_scan.MentionView:
-            return mention_scan.build_view(
-                self.store.filtered_batches(mention_scan.VIEW_COLUMNS, None, 65_536)
-            )
-
-        view = self._per_version("mention_view", build)
-        pages: dict[tuple[str, int], str | None] = {}
-
-        def load(pairs: list[tuple[str, int]]) -> list[str]:
-            where = " OR ".join(
-                f"(source = {sql_string(s)} AND chunk_index = {i})" for s, i in pairs
-            )
-            stored = {(c.source, c.chunk_index): c for c in self.store.chunks(where)}
-            pages.update((key, c.pages) for key, c in stored.items())
-            return [stored[p].text if p in stored else "" for p in pairs]
-
-        result = mention_scan.search(
-            view,
-            self.store.filtered_batches,
-            load,
+        return find_in_store(
+            self.store,
+            self._views,
             terms,
             match=match,
             doc_filter=wanted,
             offset=offset,
             limit=page,
         )
-        self._add_pages(result, pages)
-        release_freed_memory()  # the batches of folded text read are let go
-        return result
-
-    def _add_pages(self, result: MentionResult, known: dict[tuple[str, int], str | None]) -> None:
-        """The PDF pages of each document's first match (``known``: those already read)."""
-        firsts = [(d.source, d.first_match) for d in result.documents if d.first_match]
-        todo = [(s, m) for s, m in firsts if (s, m.chunk_index) not in known]
-        if todo:
-            where = " OR ".join(
-                f"(source = {sql_string(s)} AND chunk_index = {m.chunk_index})" for s, m in todo
-            )
-            known = {
-                **known,
-                **{(c.source, c.chunk_index): c.pages for c in self.store.chunks(where)},
-            }
-        for source, first in firsts:
-            first.pages = known.get((source, first.chunk_index))
 
     def _look_alike_view(
         self, version: Version = READ
@@ -599,15 +403,10 @@ class MiniragIndex:
         def build() -> tuple[LookAlikeIndex, dict[str, str | None]]:
             from minirag_index.search.lookalike import LookAlikeIndex
 
-            data = self.store.column_table(["source", "signature", "doc_date"], "chunk_index = 0")
-            if data is None:
-                return LookAlikeIndex({}), {}
-            sources = data.column("source").to_pylist()
-            signatures = data.column("signature").to_pylist()
-            dates = dict(zip(sources, data.column("doc_date").to_pylist(), strict=True))
-            return LookAlikeIndex(list(zip(sources, signatures, strict=True))), dates
+            signatures, dates = self.store.signatures()
+            return LookAlikeIndex(signatures), dates
 
-        return self._per_version("lookalikes", build, version)
+        return self._views.get("lookalikes", build, version)
 
     def look_alikes(self, source: str, limit: int = 3) -> list[LookAlike]:
         """Other documents sharing at least half their five-word runs with ``source``.
@@ -632,31 +431,16 @@ class MiniragIndex:
         }
 
     def sources(self, scope: str | None = None) -> dict[str, SourceInfo]:
-        held = self.summary()
-        infos = held.sources if held is not None else self.store.sources(scope_filter_sql(scope))
+        infos = self._summary.sources(scope_filter_sql(scope))
         return {s: i for s, i in infos.items() if in_scope(s, scope)}
 
     def sources_among(self, sources: Collection[str]) -> dict[str, SourceInfo]:
         """The stored entries of those of ``sources`` the index holds."""
-        from minirag_index.search.filters import sources_filter_sql
-
         return self.store.sources(sources_filter_sql(sources))
 
     def is_empty(self) -> bool:
         """Nothing embedded yet: no table, or no vectors in it."""
-        held = self.summary()
-        return (held.vector_dim if held is not None else self.store.vector_dim()) is None
+        return self._summary.vector_dim() is None
 
     def stale_chunk_count(self, current_scheme: int) -> int:
-        held = self.summary()
-        if held is not None:
-            return held.stale_chunk_count(current_scheme)
-        return self.store.count_rows(f"scheme < {int(current_scheme)}")
-
-
-def _sources_in_rank_order(hits: list[Hit]) -> list[SourceHits]:
-    order: dict[str, SourceHits] = {}
-    for hit in hits:
-        current = order.get(hit.source)
-        order[hit.source] = SourceHits(hit.source, hit.title, (current.hits if current else 0) + 1)
-    return list(order.values())
+        return self._summary.stale_chunk_count(current_scheme)

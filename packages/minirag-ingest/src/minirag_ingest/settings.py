@@ -24,7 +24,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from minirag_index.settings import SWITCH_ACCEPTS, ConfigError, Switch
 from minirag_index.settings import load_settings as load_any_settings
-from minirag_index.storage.location import IndexLocation
+from minirag_index.storage import IndexLocation
 
 __all__ = [
     "DEFAULT_CHUNK_TOKEN_BUDGET",

@@ -20,7 +20,7 @@ from minirag_index.settings import SWITCH_ACCEPTS, Switch
 
 if TYPE_CHECKING:
     from minirag_index.settings import IndexSettings
-    from minirag_index.storage.location import IndexLocation
+    from minirag_index.storage import IndexLocation
     from minirag_ingest.extras.plugins import OcrEngine
     from minirag_ingest.settings import IngestSettings
 

@@ -75,7 +75,7 @@ def apply_label_filter(ctx: AppContext, view: LabelView, indexed: dict[str, Any]
 
 def label_fields(info: Any) -> dict[str, Any]:
     """A row's labels, date and dateSource (only added while the feature is on)."""
-    from minirag_index.search.filters import decode_labels
+    from minirag_index.search import decode_labels
 
     stored = decode_labels(info.labels)
     labels = sorted(stored.labels.items()) if stored is not None else []

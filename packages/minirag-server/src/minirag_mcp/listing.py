@@ -154,16 +154,16 @@ def _read_only_notes(ctx: AppContext) -> list[str]:
     older one (the store's warnings say what the writer's next sync brings up to date)."""
     index = ctx.index
     folder = index.location.local  # None on object storage, where no folder is needed
-    if (folder is None or folder.is_dir()) and not index.store.exists():
+    if (folder is None or folder.is_dir()) and not index.has_table():
         return [
             f"the index at {index.db_path} holds no table yet; a read-only server never "
             "creates one: the writer's first sync does"
         ]
     try:
-        index.store.table()
+        index.open_table()
     except Exception:  # an index too old to read: the corpus report says so already
         return []
-    return list(index.store.warnings)
+    return index.warnings
 
 
 # -- listing ---------------------------------------------------------------------------------

@@ -31,8 +31,8 @@ from minirag_ingest.files.names import json_safe
 
 if TYPE_CHECKING:
     from minirag_index import Hit, NeighborChunk
-    from minirag_index.embedding.model_spec import ModelSpec
-    from minirag_index.search.filters import Label
+    from minirag_index.embedding import ModelSpec
+    from minirag_index.search import Label
     from minirag_index.search.mentions import FirstMatch
     from minirag_ingest.document.pipeline import IngestResult
     from minirag_ingest.labels.try_file import TriedFacet as TriedFacetFound

@@ -9,8 +9,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from minirag_index import DEFAULT_TOP_K
-from minirag_index.index import READ, Version
+from minirag_index import DEFAULT_TOP_K, READ, Version
 from minirag_ingest.files.names import to_path
 from minirag_ingest.files.roots import PathOutsideRoots
 from minirag_ingest.labels.filtering import LabelView

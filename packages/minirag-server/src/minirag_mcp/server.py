@@ -113,7 +113,7 @@ def create_app(config: Config | ConfigProblem | None = None, *, watch: bool = Fa
 def warm_modules(config: Config | ConfigProblem) -> tuple[str, ...]:
     """What the warm-up imports for this configuration: LanceDB and the embedding runtime its
     MODEL_NAME loads with."""
-    from minirag_index.embedding.embedder import runtime_modules
+    from minirag_index.embedding import runtime_modules
     from minirag_mcp.warmup import WARM_MODULES
 
     if not isinstance(config, Config):

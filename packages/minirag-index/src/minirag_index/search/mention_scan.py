@@ -20,15 +20,9 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
-from minirag_index.search.mentions import (
-    ChunkHits,
-    MentionCorpus,
-    MentionResult,
-    Term,
-    _starts,
-    find_mentions,
-    parse_terms,
-)
+from minirag_index.search.mention_corpus import MentionCorpus
+from minirag_index.search.mention_terms import ChunkHits, Term, parse_terms, segment_starts
+from minirag_index.search.mentions import MentionResult, find_mentions
 from minirag_index.search.scope import sql_string
 from minirag_index.storage import mention_columns as mc
 from minirag_index.text.folding import fold
@@ -131,7 +125,7 @@ def _documents_corpus(sources: list[str], titles: list[str]) -> MentionCorpus:
         titles=titles,
         source_rank=rank,
         title_text="\x00".join(folded),
-        title_starts=_starts(folded),
+        title_starts=segment_starts(folded),
         text="",
         chunk_starts=none,
         chunk_doc=none.astype(np.int32),

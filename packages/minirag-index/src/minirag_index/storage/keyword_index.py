@@ -21,6 +21,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
+from minirag_index.storage.commits import best_effort
 from minirag_index.text.keyword_terms import (
     ANALYSIS_VERSION,
     MAX_TERM_CHARS,
@@ -97,14 +98,15 @@ def ensure_current(table: Any, retry: Callable[[Callable[[], Any]], Any]) -> lis
     missing = [c for c in TERM_COLUMNS if c not in names]
     # Terms written by another analysis version: every row is analysed again.
     stale = any(indices[n] in {(c,) for c in TERM_COLUMNS} for n in old_indexes)
-    try:
+
+    def fill() -> None:
         if missing:
             retry(lambda: table.add_columns([pa.field(c, pa.string()) for c in missing]))
         _fill_terms(table, retry, "" if stale else " IS NULL")
-    except Exception as exc:
-        message = f"the keyword terms could not be written: {exc}"
-        log.warning(message)
-        return [message]
+
+    written = best_effort(fill, "the keyword terms could not be written")
+    if written:
+        return written
     problems: list[str] = []
     for name in old_indexes:
         try:

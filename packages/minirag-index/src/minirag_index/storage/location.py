@@ -26,7 +26,14 @@ from urllib.parse import urlsplit
 from pydantic import GetCoreSchemaHandler
 from pydantic_core import core_schema
 
-__all__ = ["RETRY_OPTIONS", "IndexLocation", "StoreAccess", "StoreKind", "store_access"]
+__all__ = [
+    "RETRY_OPTIONS",
+    "IndexLocation",
+    "StoreAccess",
+    "StoreKind",
+    "connect",
+    "store_access",
+]
 
 StoreKind = Literal["local", "s3", "gs", "az"]
 _SCHEMES: dict[str, StoreKind] = {"s3": "s3", "gs": "gs", "az": "az"}
@@ -36,6 +43,13 @@ DEFAULT_OBJECT_STORE_CONSISTENCY = 5.0
 #: stop 30 s after the first try (LanceDB's default is 180 s, so a store that stopped answering
 #: kept each read waiting minutes before saying so). obstore takes these as its retry config.
 RETRY_OPTIONS = {"client_retry_timeout": "30"}
+# LanceDB's default caches (1 GB of metadata, 6 GB of index data) fill with every commit's
+# manifest: a 10,000-file sync grew the process by about 0.7 MB a commit. Bounded, the same
+# commits stay flat (docs/benchmarks.md, "Memory"). The index cache holds the vector index's
+# int8 codes as queries probe them (384 bytes a chunk at 384 dimensions): at 64 MiB a
+# 300,000-chunk search re-read them every query (590 ms p50 against 29 ms at 512 MiB, issue 36).
+METADATA_CACHE_BYTES = 32 * 1024 * 1024
+INDEX_CACHE_BYTES = 512 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -166,4 +180,24 @@ def store_access(
     return StoreAccess(
         storage_options=dict(options),
         read_consistency=timedelta(seconds=consistency_seconds),
+    )
+
+
+def connect(location: IndexLocation, access: StoreAccess, *, create: bool) -> Any:
+    """A LanceDB connection to ``location`` with bounded caches; ``create``: make the local
+    folder first when it is missing (a read-only store never does)."""
+    import lancedb
+
+    folder = location.local
+    if folder is not None and create:
+        folder.mkdir(parents=True, exist_ok=True)
+    caches = lancedb.Session(
+        index_cache_size_bytes=INDEX_CACHE_BYTES,
+        metadata_cache_size_bytes=METADATA_CACHE_BYTES,
+    )
+    return lancedb.connect(
+        location.address,
+        read_consistency_interval=access.read_consistency,
+        storage_options=dict(access.storage_options) or None,
+        session=caches,
     )

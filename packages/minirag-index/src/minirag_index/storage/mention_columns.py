@@ -38,6 +38,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from minirag_index.storage.commits import best_effort
 from minirag_index.text.folding import fold
 
 log = logging.getLogger(__name__)
@@ -149,7 +150,8 @@ def ensure_current(table: Any, retry: Callable[[Callable[[], Any]], Any]) -> lis
     missing = [c for c in COLUMN_TYPES if c not in table.schema.names]
     if index_name() in indices and not old and not missing:
         return []
-    try:
+
+    def upgrade() -> None:
         if missing:
             fields = [_field(c, COLUMN_TYPES[c]) for c in missing]
             retry(lambda: table.add_columns(fields))
@@ -160,11 +162,8 @@ def ensure_current(table: Any, retry: Callable[[Callable[[], Any]], Any]) -> lis
             from lancedb.index import LabelList
 
             table.create_index(PREFIX_COLUMN, config=LabelList(), name=index_name(), replace=True)
-    except Exception as exc:
-        message = f"the find_mentions columns could not be written (searched slower): {exc}"
-        log.warning(message)
-        return [message]
-    return []
+
+    return best_effort(upgrade, "the find_mentions columns could not be written (searched slower)")
 
 
 def _field(name: str, kind: str) -> Any:

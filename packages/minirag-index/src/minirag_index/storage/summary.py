@@ -14,6 +14,13 @@ that wrote no summary, an unreadable file) it reads LanceDB as before. The summa
 only when the version was the same before and after reading the table, so it never pairs one
 version's key with another's contents. Only a DB_PATH that is a local folder has one: for an
 object-store URI every read goes to LanceDB.
+
+Listing ``_versions`` reads LanceDB's files, not its API (``Table.version`` needs LanceDB
+imported, the very cost the summary saves). That folder and its two manifest naming schemes
+are the Lance table format's; the layout is pinned with LanceDB's minor version in this
+package's ``pyproject.toml``, and a test (``test_summary.py``,
+``test_the_summary_key_reads_the_version_lancedb_reports``) checks the key against LanceDB's
+documented ``Table.version`` and ``list_versions()``.
 """
 
 from __future__ import annotations
@@ -196,3 +203,59 @@ def _from_json(data: dict[str, Any]) -> IndexSummary:
         model=None if model is None else ModelSpec(**model),
         chunks_by_scheme={int(k): int(v) for k, v in data["chunks_by_scheme"].items()},
     )
+
+
+class SummaryReads:
+    """The metadata reads of ``store`` answered from its summary while the summary is current,
+    from LanceDB otherwise (the summary is parsed again only when the table's newest manifest
+    changes)."""
+
+    def __init__(self, store: Store):
+        self.store = store
+        self._held: tuple[list[Any], IndexSummary | None] | None = None
+
+    def current(self) -> IndexSummary | None:
+        """The summary of the table's newest version, if one was written for it."""
+        key = version_key(self.store.location)
+        if key is None:
+            return None
+        held = self._held
+        if held is None or held[0] != key:
+            held = self._held = (key, read_current(self.store.location))
+        return held[1]
+
+    def write(self, *, only_if_missing: bool = False) -> None:
+        """Write the summary (never for a read-only store); ``only_if_missing``: unless the
+        current one is there."""
+        if self.store.read_only:  # a reader writes nothing, this file included
+            return
+        if not (only_if_missing and self.current() is not None):
+            write(self.store)
+            self._held = None  # read again: the version may be the one held as None
+
+    def version(self) -> int | None:
+        """The table's version, from the summary's key when it is current."""
+        key = version_key(self.store.location)
+        if key is not None and self.current() is not None:
+            return manifest_version(key[0])
+        return self.store.version()
+
+    def recorded_model(self) -> ModelSpec | None:
+        held = self.current()
+        return held.model if held is not None else self.store.recorded_model()
+
+    def vector_dim(self) -> int | None:
+        held = self.current()
+        return held.vector_dim if held is not None else self.store.vector_dim()
+
+    def sources(self, where: str | None) -> dict[str, SourceInfo]:
+        """Every source (the summary's) or those ``where`` selects (LanceDB's): the caller
+        keeps those in its scope."""
+        held = self.current()
+        return held.sources if held is not None else self.store.sources(where)
+
+    def stale_chunk_count(self, current_scheme: int) -> int:
+        held = self.current()
+        if held is not None:
+            return held.stale_chunk_count(current_scheme)
+        return self.store.count_rows(f"scheme < {int(current_scheme)}")

@@ -21,12 +21,11 @@ embeddings) are in docs/benchmarks.md, "Scale, issue 36".
 from __future__ import annotations
 
 import functools
-import logging
 import math
 from collections.abc import Callable
 from typing import Any, Literal
 
-log = logging.getLogger(__name__)
+from minirag_index.storage.commits import best_effort
 
 #: Rows from which the writer indexes the vectors (see the module's text).
 INDEX_ROWS = 20_000
@@ -63,22 +62,20 @@ def ensure(table: Any, min_rows: int, retry: Callable[[Callable[[], None]], None
     table lacks them and holds at least ``min_rows`` rows (the writer's part: never called on
     a read-only store). Returns warnings, as the keyword upgrade does: a failure leaves the
     table searched without them, which is slower, never wrong."""
-    try:
+
+    def upgrade() -> None:
         indexed = {tuple(config.columns) for config in table.list_indices()}
         lookups = [column for column in LOOKUP_COLUMNS if (column,) not in indexed]
         current = vector_index(table)
         rows = table.count_rows()
         if rows < min_rows:
-            return []
+            return
         if current is None or trained_for(current.name) * REGROW <= partitions(rows):
             retry(lambda: create(table, rows))
         for column in lookups:
             retry(functools.partial(_lookup_index, table, column))
-    except Exception as exc:
-        message = f"the vector index could not be created (searched without it): {exc}"
-        log.warning(message)
-        return [message]
-    return []
+
+    return best_effort(upgrade, "the vector index could not be created (searched without it)")
 
 
 def _lookup_index(table: Any, column: str) -> None:
@@ -151,3 +148,18 @@ def searched_partitions(table: Any) -> int | None:
         return None
     count = trained_for(config.name)
     return None if count == _NOT_OURS else count
+
+
+def describe(table: Any) -> str:
+    """What searches the vectors: the index's type and how many rows it covers, or
+    "none (flat search)"."""
+    config = vector_index(table)
+    if config is None:
+        return "none (flat search)"
+    stats = table.index_stats(config.name)
+    if stats is None:
+        return str(config.index_type)
+    return (
+        f"{stats.index_type} ({stats.distance_type}) over {stats.num_indexed_rows:,} rows, "
+        f"{stats.num_unindexed_rows:,} rows not yet in it"
+    )

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
-from minirag_index.search.reconstruct import (
+from minirag_index.search import (
     chunk_body,
     make_seam,
     rebuild_document,

@@ -6,7 +6,7 @@ import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path, PurePath
 
-from minirag_index.search.scope import in_scope
+from minirag_index.search import in_scope
 from minirag_ingest.errors import IngestError
 
 __all__ = ["PathOutsideRoots", "Roots", "in_scope", "is_within"]

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
     from minirag_index import SourceInfo
-    from minirag_index.search.filters import DocFilter
+    from minirag_index.search import DocFilter
     from minirag_ingest.labels.taxonomy import Taxonomy, TaxonomyLoader
 
 T = TypeVar("T")
@@ -53,7 +53,7 @@ def view_for(
         return view
     if error and labels:
         raise ValueError(error)
-    from minirag_index.search.filters import parse_filter
+    from minirag_index.search import parse_filter
 
     vocabulary = view.taxonomy.filter_vocabulary() if view.taxonomy is not None else None
     view.filter = parse_filter(labels, date_from, date_to, vocabulary=vocabulary)
@@ -65,7 +65,7 @@ def apply(view: LabelView, indexed: Mapping[str, SourceInfo], cache_dir: Path) -
     says when a facet the choice model answers is filtered while the model is unavailable."""
     if view.filter is None:
         return
-    from minirag_index.search.filters import apply_filter
+    from minirag_index.search import apply_filter
 
     result = apply_filter(indexed, view.filter)
     view.matched = set(result.kept)
@@ -99,7 +99,7 @@ def select(
     ]
     if not by_date:
         return kept
-    from minirag_index.search.filters import sort_by_date
+    from minirag_index.search import sort_by_date
 
     dated = [_Dated(item, _date_of(info_of(item))) for item in kept]
     return [entry.item for entry in sort_by_date(dated)]
@@ -150,7 +150,7 @@ class LabelCounts:
 
 def label_counts(taxonomy: Taxonomy, infos: Iterable[SourceInfo], cache_dir: Path) -> LabelCounts:
     """Count the labels of ``infos`` (the whole index) against ``taxonomy``."""
-    from minirag_index.search.filters import label_stats
+    from minirag_index.search import label_stats
     from minirag_ingest.labels.resolve import model_state
 
     stats, undated = label_stats(infos, taxonomy.filter_vocabulary())

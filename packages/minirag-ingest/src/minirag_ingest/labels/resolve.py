@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePath
 from typing import Any
 
-from minirag_index.search.filters import Label, StoredLabels, decode_labels, encode_labels
+from minirag_index.search import Label, StoredLabels, decode_labels, encode_labels
 from minirag_ingest.errors import IngestError
 from minirag_ingest.extras.plugins import CLASSIFY, ChoiceModel, ClassifyPlugin, find, missing_extra
 from minirag_ingest.labels.taxonomy import Facet, ModelSpec, Taxonomy, nfc

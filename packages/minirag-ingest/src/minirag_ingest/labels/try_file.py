@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from minirag_index.search.filters import Label
+from minirag_index.search import Label
 from minirag_ingest.conversion.convert import Converted, convert_file
 from minirag_ingest.document.dates import document_date
 from minirag_ingest.labels.resolve import ModelSession, relative_path, resolve_labels

@@ -24,7 +24,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Self
 
-from minirag_index.storage.location import IndexLocation
+from minirag_index.storage import IndexLocation
 from minirag_ingest.errors import IngestError
 
 if TYPE_CHECKING:
@@ -241,5 +241,5 @@ def sync_lock_for(index: MiniragIndex, lease_seconds: float | None = None) -> In
     from minirag_ingest.sync.lease import DEFAULT_LEASE_SECONDS, SyncLease
     from minirag_ingest.sync.object_store import SideObjects
 
-    objects = SideObjects(location, index.store.access.storage_options)
+    objects = SideObjects(location, index.storage_options)
     return SyncLease(objects, lease_seconds or DEFAULT_LEASE_SECONDS)

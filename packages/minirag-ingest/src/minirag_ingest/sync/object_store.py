@@ -17,7 +17,7 @@ from datetime import timedelta
 from typing import Any
 
 from minirag_index.errors import StoreUnavailableError
-from minirag_index.storage.location import RETRY_OPTIONS, IndexLocation
+from minirag_index.storage import RETRY_OPTIONS, IndexLocation
 
 EXTRA = "minirag-ingest[s3]"
 # An endpoint that does not answer is given up on after this (object_store's own defaults, 10

@@ -154,7 +154,7 @@ def _failures_place(index: MiniragIndex) -> Path | SideObjects:
         return folder
     from minirag_ingest.sync.object_store import SideObjects
 
-    return SideObjects(index.location, index.store.access.storage_options)
+    return SideObjects(index.location, index.storage_options)
 
 
 def _failure_settings(pipeline: Pipeline) -> str:

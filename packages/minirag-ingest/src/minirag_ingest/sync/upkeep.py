@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from minirag_index import SourceDoc, rebuild_document
-from minirag_index.search.filters import decode_labels
+from minirag_index.search import decode_labels
 from minirag_ingest.labels.resolve import needs_relabel, relative_path
 from minirag_ingest.sync.pass_state import SyncPass, describe
 
