@@ -18,8 +18,8 @@ from minirag_ingest.chunking import SCHEME_VERSION
 from minirag_ingest.document.pipeline import Pipeline
 from minirag_ingest.sync.lock import SyncLocked
 from minirag_ingest.sync.run import SyncReport, sync
-from minirag_ingest.sync.run import reindex as sync_reading
-from minirag_ingest.sync.run import run as sync_module
+from minirag_ingest.sync import moves as sync_moves
+from minirag_ingest.sync import reindex as sync_reading
 
 
 def write_notes(folder: Path, count: int, prefix: str = "note") -> list[Path]:
@@ -197,10 +197,10 @@ def test_moves_fall_back_to_one_commit_each(pipeline, docs, embed_calls, monkeyp
     embed_calls.clear()
     shutil.move(docs / "inbox", docs / "outbox")
 
-    def broken(self, batch):
+    def broken(index, batch):
         raise RuntimeError("simulated commit conflict")
 
-    monkeypatch.setattr(sync_module._Sync, "commit_moves", broken)
+    monkeypatch.setattr(sync_moves, "commit_moves", broken)
     report = sync(pipeline)
     assert counts(report, "moved", "ingested", "deleted") == {
         "moved": 3,
@@ -545,8 +545,8 @@ SYNC_SUBPROCESS = textwrap.dedent(
     """
     import sys
     from minirag_index import IndexSettings, MiniragIndex
-    from minirag_ingest.sync.run import run as sync_module
-    from minirag_ingest.sync.run import reindex as sync_reading
+    from minirag_ingest.sync import run as sync_module
+    from minirag_ingest.sync import reindex as sync_reading
     from minirag_ingest.document.pipeline import Pipeline
     from minirag_ingest.files.roots import Roots
     from minirag_ingest.settings import load_settings

@@ -26,7 +26,7 @@ from minirag_ingest.web.fetch import (
     fetch,
     guarded_session,
 )
-from minirag_ingest.web.page import fetch as urls
+from minirag_ingest.web import fetch as urls
 
 METADATA_URL = "http://169.254.169.254/latest/meta-data/"
 
