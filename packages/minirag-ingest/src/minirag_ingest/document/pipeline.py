@@ -34,9 +34,9 @@ from minirag_ingest.document.titles import choose_title, title_prefix_for_chunk
 from minirag_ingest.errors import IngestError
 from minirag_ingest.extras.plugins import OcrEngine
 from minirag_ingest.files.formats import SUPPORTED_EXTENSIONS
+from minirag_ingest.files.ignore import is_excluded
 from minirag_ingest.files.names import id_name, to_id
 from minirag_ingest.files.roots import Roots
-from minirag_ingest.files.scan import is_excluded
 from minirag_ingest.labels.resolve import ModelSession, relative_path, resolve_labels
 from minirag_ingest.labels.taxonomy import Taxonomy, TaxonomyError, TaxonomyLoader
 from minirag_ingest.settings import IngestSettings
