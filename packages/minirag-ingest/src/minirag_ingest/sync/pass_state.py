@@ -21,8 +21,9 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from minirag_index.index import MiniragIndex
-    from minirag_ingest.document.pipeline import LabelJob, Pipeline
+    from minirag_ingest.document.pipeline import Pipeline
     from minirag_ingest.files.roots import Roots
+    from minirag_ingest.labels.job import LabelJob
     from minirag_ingest.sync.object_store import SideObjects
 
 log = logging.getLogger(__name__)
