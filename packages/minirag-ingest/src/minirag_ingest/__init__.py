@@ -12,8 +12,9 @@ they are also the names of their modules.)
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from minirag_ingest._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from minirag_ingest.document.pipeline import Pipeline
@@ -47,9 +48,4 @@ __all__ = [
     "SyncReport",
 ]
 
-
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module 'minirag_ingest' has no attribute {name!r}")
-    return getattr(importlib.import_module(home), name)
+__getattr__ = lazy_exports(__name__, _HOMES)
