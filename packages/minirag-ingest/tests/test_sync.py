@@ -16,10 +16,10 @@ import pytest
 
 from minirag_ingest.chunking import SCHEME_VERSION
 from minirag_ingest.document.pipeline import Pipeline
-from minirag_ingest.sync.lock import SyncLocked
-from minirag_ingest.sync.run import SyncReport, sync
 from minirag_ingest.sync import moves as sync_moves
 from minirag_ingest.sync import reindex as sync_reading
+from minirag_ingest.sync.lock import SyncLocked
+from minirag_ingest.sync.run import SyncReport, sync
 
 
 def write_notes(folder: Path, count: int, prefix: str = "note") -> list[Path]:
