@@ -24,18 +24,6 @@ if TYPE_CHECKING:
     from minirag_ingest.sync.jobs import JobManager
     from minirag_ingest.sync.run import SyncReport
 
-_HOMES = {
-    "Corpus": "minirag_ingest.files.corpus",
-    "CorpusReport": "minirag_ingest.files.corpus",
-    "ListedFile": "minirag_ingest.files.corpus",
-    "Listing": "minirag_ingest.files.corpus",
-    "FileState": "minirag_ingest.files.file_state",
-    "IngestError": "minirag_ingest.errors",
-    "JobManager": "minirag_ingest.sync.jobs",
-    "Pipeline": "minirag_ingest.document.pipeline",
-    "SyncReport": "minirag_ingest.sync.run",
-}
-
 __all__ = [
     "Corpus",
     "CorpusReport",
@@ -48,4 +36,4 @@ __all__ = [
     "SyncReport",
 ]
 
-__getattr__ = lazy_exports(__name__, _HOMES)
+__getattr__ = lazy_exports(__name__, __file__)

@@ -22,23 +22,6 @@ if TYPE_CHECKING:
     from minirag_ingest.conversion.reading import FileRead, ReadRequest, file_hash
     from minirag_ingest.errors import ConversionError
 
-_HOMES = {
-    "Converted": "minirag_ingest.conversion.convert",
-    "convert_content": "minirag_ingest.conversion.convert",
-    "convert_file": "minirag_ingest.conversion.convert",
-    "visible_chars": "minirag_ingest.conversion.convert",
-    "PoolLimits": "minirag_ingest.conversion.limits",
-    "PoolStopped": "minirag_ingest.conversion.limits",
-    "PictureCounts": "minirag_ingest.conversion.pictures",
-    "pictures_status": "minirag_ingest.conversion.pictures",
-    "read_pictures": "minirag_ingest.conversion.pictures",
-    "ConversionPool": "minirag_ingest.conversion.pool",
-    "FileRead": "minirag_ingest.conversion.reading",
-    "ReadRequest": "minirag_ingest.conversion.reading",
-    "file_hash": "minirag_ingest.conversion.reading",
-    "ConversionError": "minirag_ingest.errors",
-}
-
 __all__ = [
     "ConversionError",
     "ConversionPool",
@@ -56,4 +39,4 @@ __all__ = [
     "visible_chars",
 ]
 
-__getattr__ = lazy_exports(__name__, _HOMES)
+__getattr__ = lazy_exports(__name__, __file__)

@@ -20,16 +20,6 @@ if TYPE_CHECKING:
     )
     from minirag_ingest.document.titles import choose_title
 
-_HOMES = {
-    "document_date": "minirag_ingest.document.dates",
-    "ContentFormat": "minirag_ingest.document.pipeline",
-    "IngestRefused": "minirag_ingest.document.pipeline",
-    "IngestResult": "minirag_ingest.document.pipeline",
-    "Pipeline": "minirag_ingest.document.pipeline",
-    "Prepared": "minirag_ingest.document.pipeline",
-    "choose_title": "minirag_ingest.document.titles",
-}
-
 __all__ = [
     "ContentFormat",
     "IngestRefused",
@@ -40,4 +30,4 @@ __all__ = [
     "document_date",
 ]
 
-__getattr__ = lazy_exports(__name__, _HOMES)
+__getattr__ = lazy_exports(__name__, __file__)

@@ -22,21 +22,6 @@ if TYPE_CHECKING:
         find,
     )
 
-_HOMES = {
-    "install_hint": "minirag_ingest.extras.install",
-    "IMAGE_EXTENSIONS": "minirag_ingest.extras.ocr",
-    "OcrError": "minirag_ingest.extras.ocr",
-    "load_ocr_engine": "minirag_ingest.extras.ocr",
-    "ocr_missing": "minirag_ingest.extras.ocr",
-    "CLASSIFY": "minirag_ingest.extras.plugins",
-    "OCR": "minirag_ingest.extras.plugins",
-    "ChoiceModel": "minirag_ingest.extras.plugins",
-    "ClassifyPlugin": "minirag_ingest.extras.plugins",
-    "OcrEngine": "minirag_ingest.extras.plugins",
-    "OcrPlugin": "minirag_ingest.extras.plugins",
-    "find": "minirag_ingest.extras.plugins",
-}
-
 __all__ = [
     "CLASSIFY",
     "IMAGE_EXTENSIONS",
@@ -52,4 +37,4 @@ __all__ = [
     "ocr_missing",
 ]
 
-__getattr__ = lazy_exports(__name__, _HOMES)
+__getattr__ = lazy_exports(__name__, __file__)

@@ -26,32 +26,6 @@ if TYPE_CHECKING:
     from minirag_ingest.files.roots import PathOutsideRoots, Roots
     from minirag_ingest.files.scan import ScannedFile, ScanResult, ScopeExcluded, UnlistedFolder
 
-_HOMES = {
-    "Corpus": "minirag_ingest.files.corpus",
-    "CorpusReport": "minirag_ingest.files.corpus",
-    "ListedFile": "minirag_ingest.files.corpus",
-    "Listing": "minirag_ingest.files.corpus",
-    "installed_ocr": "minirag_ingest.files.corpus",
-    "scanned_extensions": "minirag_ingest.files.corpus",
-    "FileState": "minirag_ingest.files.file_state",
-    "IMAGE_EXTENSIONS": "minirag_ingest.files.formats",
-    "SUPPORTED_EXTENSIONS": "minirag_ingest.files.formats",
-    "IGNORE_FILE_NAME": "minirag_ingest.files.ignore",
-    "IgnoreFileUnreadable": "minirag_ingest.files.ignore",
-    "is_excluded": "minirag_ingest.files.ignore",
-    "id_name": "minirag_ingest.files.names",
-    "json_safe": "minirag_ingest.files.names",
-    "safe_text": "minirag_ingest.files.names",
-    "to_id": "minirag_ingest.files.names",
-    "to_path": "minirag_ingest.files.names",
-    "PathOutsideRoots": "minirag_ingest.files.roots",
-    "Roots": "minirag_ingest.files.roots",
-    "ScanResult": "minirag_ingest.files.scan",
-    "ScannedFile": "minirag_ingest.files.scan",
-    "ScopeExcluded": "minirag_ingest.files.scan",
-    "UnlistedFolder": "minirag_ingest.files.scan",
-}
-
 __all__ = [
     "IGNORE_FILE_NAME",
     "IMAGE_EXTENSIONS",
@@ -78,4 +52,4 @@ __all__ = [
     "to_path",
 ]
 
-__getattr__ = lazy_exports(__name__, _HOMES)
+__getattr__ = lazy_exports(__name__, __file__)

@@ -16,19 +16,6 @@ if TYPE_CHECKING:
     from minirag_ingest.sync.lock import IndexLock, SyncLocked, sync_lock_for
     from minirag_ingest.sync.run import COUNT_NAMES, ProgressCallback, SyncReport, sync
 
-_HOMES = {
-    "JobManager": "minirag_ingest.sync.jobs",
-    "JobStatus": "minirag_ingest.sync.jobs",
-    "UnknownJob": "minirag_ingest.sync.jobs",
-    "IndexLock": "minirag_ingest.sync.lock",
-    "SyncLocked": "minirag_ingest.sync.lock",
-    "sync_lock_for": "minirag_ingest.sync.lock",
-    "COUNT_NAMES": "minirag_ingest.sync.run",
-    "ProgressCallback": "minirag_ingest.sync.run",
-    "SyncReport": "minirag_ingest.sync.run",
-    "sync": "minirag_ingest.sync.run",
-}
-
 __all__ = [
     "COUNT_NAMES",
     "IndexLock",
@@ -42,4 +29,4 @@ __all__ = [
     "sync_lock_for",
 ]
 
-__getattr__ = lazy_exports(__name__, _HOMES)
+__getattr__ = lazy_exports(__name__, __file__)

@@ -12,13 +12,6 @@ from minirag_ingest._lazy import lazy_exports
 if TYPE_CHECKING:
     from minirag_ingest.watch.watcher import SyncListener, Watcher, WatchSettings, WatchStatus
 
-_HOMES = {
-    "SyncListener": "minirag_ingest.watch.watcher",
-    "WatchSettings": "minirag_ingest.watch.watcher",
-    "WatchStatus": "minirag_ingest.watch.watcher",
-    "Watcher": "minirag_ingest.watch.watcher",
-}
-
 __all__ = [
     "SyncListener",
     "WatchSettings",
@@ -26,4 +19,4 @@ __all__ = [
     "Watcher",
 ]
 
-__getattr__ = lazy_exports(__name__, _HOMES)
+__getattr__ = lazy_exports(__name__, __file__)

@@ -21,16 +21,6 @@ if TYPE_CHECKING:
     )
     from minirag_ingest.web.page import convert_page
 
-_HOMES = {
-    "FetchError": "minirag_ingest.web.fetch",
-    "FetchedPage": "minirag_ingest.web.fetch",
-    "RefusedHost": "minirag_ingest.web.fetch",
-    "UnsupportedScheme": "minirag_ingest.web.fetch",
-    "UrlError": "minirag_ingest.web.fetch",
-    "check_scheme": "minirag_ingest.web.fetch",
-    "convert_page": "minirag_ingest.web.page",
-}
-
 __all__ = [
     "FetchError",
     "FetchedPage",
@@ -41,4 +31,4 @@ __all__ = [
     "convert_page",
 ]
 
-__getattr__ = lazy_exports(__name__, _HOMES)
+__getattr__ = lazy_exports(__name__, __file__)
