@@ -8,7 +8,6 @@ reads that block to know which module holds each name.
 
 from __future__ import annotations
 
-import ast
 import importlib
 from collections.abc import Callable
 from functools import cache
@@ -20,10 +19,9 @@ def lazy_exports(package: str, init_file: str) -> Callable[[str], Any]:
     """The ``__getattr__`` of ``package``, whose ``__init__.py`` is
     ``init_file``: each name imported in its ``if TYPE_CHECKING:`` block is read from its
     module when first asked for; any other name is an AttributeError."""
-    homes = _declared(init_file)
 
     def __getattr__(name: str) -> Any:
-        home = homes.get(name)
+        home = _declared(init_file).get(name)
         if home is None:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
         return getattr(importlib.import_module(home), name)
@@ -34,7 +32,9 @@ def lazy_exports(package: str, init_file: str) -> Callable[[str], Any]:
 @cache
 def _declared(init_file: str) -> dict[str, str]:
     """Exported name → module, from the ``from module import name`` lines of the first
-    ``if TYPE_CHECKING:`` block of ``init_file``."""
+    ``if TYPE_CHECKING:`` block of ``init_file`` (read when a name is first asked for)."""
+    import ast
+
     tree = ast.parse(Path(init_file).read_text(encoding="utf-8"))
     for node in tree.body:
         if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING":
