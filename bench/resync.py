@@ -235,12 +235,12 @@ def fast_markdown_reader():
     file-type guess (same text out, ~40 ms less per file); used only to fill the index fast."""
     from markitdown.converters import PlainTextConverter
 
-    import minirag_ingest.conversion.convert as cv
+    import minirag_ingest.conversion.markitdown_run as cv
 
-    original = cv._binary_converter
+    original = cv.binary_converter
     plain = PlainTextConverter()
-    cv._binary_converter = lambda kind: plain if kind == "md" else original(kind)
-    return lambda: setattr(cv, "_binary_converter", original)
+    cv.binary_converter = lambda kind: plain if kind == "md" else original(kind)
+    return lambda: setattr(cv, "binary_converter", original)
 
 
 def main() -> None:

@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 
 from minirag_ingest.conversion import convert as convert_module
+from minirag_ingest.conversion import markitdown_run
 from minirag_ingest.conversion.convert import (
     ConversionError,
     Converted,
@@ -191,9 +192,10 @@ def test_size_limit_is_checked_before_parsing(
     def explode(*args: object) -> None:
         raise AssertionError("markitdown must not be reached")
 
-    monkeypatch.setattr(convert_module, "_markitdown", explode)
-    monkeypatch.setattr(convert_module, "_binary_converter", explode)
-    monkeypatch.setattr(convert_module, "_run_markitdown", explode)
+    monkeypatch.setattr(markitdown_run, "shared_markitdown", explode)
+    monkeypatch.setattr(markitdown_run, "binary_converter", explode)
+    monkeypatch.setattr(markitdown_run, "run_markitdown", explode)
+    monkeypatch.setattr(convert_module, "run_markitdown", explode)
     path = _write(tmp_path, "huge.docx", b"x" * 2048)
     with pytest.raises(ConversionError) as info:
         convert_file(path, max_file_size=1024)

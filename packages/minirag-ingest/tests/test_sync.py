@@ -16,8 +16,8 @@ import pytest
 
 from minirag_ingest.chunking import SCHEME_VERSION
 from minirag_ingest.document.pipeline import Pipeline
+from minirag_ingest.sync import moves as sync_moves
 from minirag_ingest.sync import reindex as sync_reading
-from minirag_ingest.sync import run as sync_module
 from minirag_ingest.sync.lock import SyncLocked
 from minirag_ingest.sync.run import SyncReport, sync
 
@@ -197,10 +197,10 @@ def test_moves_fall_back_to_one_commit_each(pipeline, docs, embed_calls, monkeyp
     embed_calls.clear()
     shutil.move(docs / "inbox", docs / "outbox")
 
-    def broken(self, batch):
+    def broken(index, batch):
         raise RuntimeError("simulated commit conflict")
 
-    monkeypatch.setattr(sync_module._Sync, "commit_moves", broken)
+    monkeypatch.setattr(sync_moves, "commit_moves", broken)
     report = sync(pipeline)
     assert counts(report, "moved", "ingested", "deleted") == {
         "moved": 3,

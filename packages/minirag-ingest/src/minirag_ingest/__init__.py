@@ -12,8 +12,9 @@ they are also the names of their modules.)
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from minirag_ingest._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from minirag_ingest.document.pipeline import Pipeline
@@ -22,18 +23,6 @@ if TYPE_CHECKING:
     from minirag_ingest.files.file_state import FileState
     from minirag_ingest.sync.jobs import JobManager
     from minirag_ingest.sync.run import SyncReport
-
-_HOMES = {
-    "Corpus": "minirag_ingest.files.corpus",
-    "CorpusReport": "minirag_ingest.files.corpus",
-    "ListedFile": "minirag_ingest.files.corpus",
-    "Listing": "minirag_ingest.files.corpus",
-    "FileState": "minirag_ingest.files.file_state",
-    "IngestError": "minirag_ingest.errors",
-    "JobManager": "minirag_ingest.sync.jobs",
-    "Pipeline": "minirag_ingest.document.pipeline",
-    "SyncReport": "minirag_ingest.sync.run",
-}
 
 __all__ = [
     "Corpus",
@@ -47,9 +36,4 @@ __all__ = [
     "SyncReport",
 ]
 
-
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module 'minirag_ingest' has no attribute {name!r}")
-    return getattr(importlib.import_module(home), name)
+__getattr__ = lazy_exports(__name__, __file__)

@@ -34,6 +34,7 @@ from ._carve import (
     window_label,
 )
 from ._detect import detect_category, timestamp_seconds
+from ._measure import Measure
 from ._model import (
     CODE_BUDGET_FACTOR,
     CODE_SPLIT_MARKER,
@@ -93,20 +94,21 @@ def chunk_markdown(
         raise ValueError(f"budget must be between {MIN_BUDGET} and {MAX_BUDGET}, got {budget}")
     lines = Lines(markdown)
     category = detect_category(markdown, lines)
-    packer = Packer(markdown, count_tokens, budget)
+    measure = Measure(markdown, count_tokens, budget)
+    packer = Packer(measure)
     if category == "transcript":
-        plans = carve_transcript(markdown, lines, packer, title)
+        plans = carve_transcript(markdown, lines, measure, title)
     elif category == "slides":
-        plans = carve_slides(markdown, lines, packer)
+        plans = carve_slides(markdown, lines, measure)
     elif category == "headings":
-        plans = carve_headings(markdown, lines, packer)
+        plans = carve_headings(markdown, lines, measure)
     else:
-        plans = carve_generic(markdown, lines, packer)
+        plans = carve_generic(markdown, lines, measure)
     chunks: list[Chunk] = []
     section = 0
     previous_end: int | None = None
     for plan in plans:
-        for capped in cap_sections(plan, packer):
+        for capped in cap_sections(plan, measure):
             packed = packer.pack(capped, section)
             gap = "" if previous_end is None else markdown[previous_end : capped.start]
             seam = make_seam(gap, capped.opening, capped.closing)

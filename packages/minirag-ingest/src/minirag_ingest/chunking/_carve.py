@@ -6,19 +6,17 @@ import re
 
 from ._blocks import Block, Lines, parse_blocks, strip_span
 from ._detect import timestamp_seconds
+from ._measure import Measure
 from ._model import SECTION_CHAR_CAP, TRANSCRIPT_WINDOW_SECONDS
-from ._pack import (
+from ._spans import (
     LEVEL_ITEMS,
     LEVEL_LINE,
     LEVEL_SENTENCES,
-    Packer,
-    SectionPlan,
-    Unit,
-    content_anchor,
     item_spans,
     paragraph_spans,
     sentence_spans,
 )
+from ._units import SectionPlan, Unit, content_anchor
 
 # A section at least half the cap ends before a unit whose hash picks it (one in this many), so
 # where a long run of prose is cut into sections depends on the text at each cut.
@@ -35,7 +33,7 @@ def _is_lead_in(doc: str, block: Block) -> bool:
     return len(text) <= _LEAD_IN_MAX_CHARS and "\n" not in text and not _SENTENCE_ENDED.search(text)
 
 
-def _units(blocks: list[Block], packer: Packer) -> list[Unit]:
+def _units(blocks: list[Block], measure: Measure) -> list[Unit]:
     units: list[Unit] = []
     for index, block in enumerate(blocks):
         if block.kind == "paragraph":
@@ -43,8 +41,8 @@ def _units(blocks: list[Block], packer: Packer) -> list[Unit]:
             lead_in = (
                 following is not None
                 and following.kind != "heading"
-                and _is_lead_in(packer.doc, block)
-                and not (following.kind == "paragraph" and _is_lead_in(packer.doc, following))
+                and _is_lead_in(measure.doc, block)
+                and not (following.kind == "paragraph" and _is_lead_in(measure.doc, following))
             )
             units.append(
                 Unit(block.start, block.end, "text", level=LEVEL_ITEMS, keep_with_next=lead_in)
@@ -53,8 +51,8 @@ def _units(blocks: list[Block], packer: Packer) -> list[Unit]:
             header_start, header_end = block.header
             units.append(Unit(header_start, header_end, "thead", keep_with_next=True))
             if block.rows:
-                lead = packer.table_lead(header_start, header_end)
-                opens = packer.doc[header_start:header_end] + "\n"
+                lead = measure.table_lead(header_start, header_end)
+                opens = measure.doc[header_start:header_end] + "\n"
                 for row_start, row_end in block.rows:
                     units.append(
                         Unit(row_start, row_end, "row", lead=lead, block_start=False, opens=opens)
@@ -71,11 +69,11 @@ def _units(blocks: list[Block], packer: Packer) -> list[Unit]:
 # ----- the 4,000-character cap ----------------------------------------------------------------
 
 
-def _refine(unit: Unit, packer: Packer) -> list[Unit]:
+def _refine(unit: Unit, measure: Measure) -> list[Unit]:
     """Cut an over-cap unit at its next natural boundaries (never inside a table row)."""
-    doc = packer.doc
+    doc = measure.doc
     if unit.kind == "code":
-        return _code_lines(unit, packer)
+        return _code_lines(unit, measure)
     if unit.kind == "turn":
         head = Unit(unit.start, unit.head_end, "text", level=LEVEL_SENTENCES)
         body_start, body_end = strip_span(doc, unit.head_end, unit.end)
@@ -83,7 +81,7 @@ def _refine(unit: Unit, packer: Packer) -> list[Unit]:
         if body_start < body_end:
             for start, end in paragraph_spans(doc, body_start, body_end):
                 pieces.append(Unit(start, end, "text", lead=unit.lead, block_start=False))
-        return [p for piece in pieces for p in _refine_if_over(piece, packer)]
+        return [p for piece in pieces for p in _refine_if_over(piece, measure)]
     if unit.kind != "text":
         return [unit]  # a table row or header over the cap stays whole: the cap is soft here
     spans: list[tuple[int, int]] = []
@@ -98,14 +96,14 @@ def _refine(unit: Unit, packer: Packer) -> list[Unit]:
         for start, end in spans
     ]
     pieces[0].block_start = unit.block_start
-    return [p for piece in pieces for p in _refine_if_over(piece, packer)]
+    return [p for piece in pieces for p in _refine_if_over(piece, measure)]
 
 
-def _code_lines(unit: Unit, packer: Packer) -> list[Unit]:
+def _code_lines(unit: Unit, measure: Measure) -> list[Unit]:
     """A fenced block over the cap, as its lines: a section cut inside it closes the block
     with its closing fence and the next reopens it with the same opening fence."""
-    doc = packer.doc
-    group = packer.new_group()
+    doc = measure.doc
+    group = measure.new_group()
     spans = []
     pos = unit.start
     for raw in doc[unit.start : unit.end].split("\n"):
@@ -127,13 +125,13 @@ def _code_lines(unit: Unit, packer: Packer) -> list[Unit]:
     return lines
 
 
-def _refine_if_over(unit: Unit, packer: Packer) -> list[Unit]:
+def _refine_if_over(unit: Unit, measure: Measure) -> list[Unit]:
     if unit.end - unit.start > SECTION_CHAR_CAP:
-        return _refine(unit, packer)
+        return _refine(unit, measure)
     return [unit]
 
 
-def cap_sections(plan: SectionPlan, packer: Packer) -> list[SectionPlan]:
+def cap_sections(plan: SectionPlan, measure: Measure) -> list[SectionPlan]:
     """Split a section longer than the cap into consecutive sections below it.
 
     A section ends before a unit that would take it over the cap, or, once it holds half the
@@ -144,8 +142,8 @@ def cap_sections(plan: SectionPlan, packer: Packer) -> list[SectionPlan]:
     total = plan.end - plan.start
     if total <= SECTION_CHAR_CAP:
         return [plan]
-    units = [piece for unit in plan.units for piece in _refine_if_over(unit, packer)]
-    doc = packer.doc
+    units = [piece for unit in plan.units for piece in _refine_if_over(unit, measure)]
+    doc = measure.doc
     groups: list[list[Unit]] = []
     current: list[Unit] = []
     for unit in units:
@@ -168,7 +166,7 @@ def cap_sections(plan: SectionPlan, packer: Packer) -> list[SectionPlan]:
             group,
             plan.ctx_first if index == 0 else plan.ctx_rest,
             plan.ctx_rest,
-            opening=plan.opening if index == 0 else _opening(group[0], packer.doc),
+            opening=plan.opening if index == 0 else _opening(group[0], measure.doc),
             closing=plan.closing if index == len(groups) - 1 else group[-1].closes,
             continued=plan.continued or index > 0,
         )
@@ -189,14 +187,14 @@ def _opening(unit: Unit, doc: str) -> str:
 # ----- per category ---------------------------------------------------------------------------
 
 
-def carve_headings(doc: str, lines: Lines, packer: Packer) -> list[SectionPlan]:
+def carve_headings(doc: str, lines: Lines, measure: Measure) -> list[SectionPlan]:
     blocks = parse_blocks(doc, lines)
     plans: list[SectionPlan] = []
     index = 0
     while index < len(blocks) and blocks[index].kind != "heading":
         index += 1
     if index:
-        plans.append(SectionPlan(_units(blocks[:index], packer), "", ""))
+        plans.append(SectionPlan(_units(blocks[:index], measure), "", ""))
     stack: list[tuple[int, str]] = []
     pending: list[Block] = []  # headings with no text of their own, carried into the next one
     pending_ancestors: list[str] = []
@@ -219,32 +217,34 @@ def carve_headings(doc: str, lines: Lines, packer: Packer) -> list[SectionPlan]:
         units = [
             Unit(h.start, h.end, "text", level=LEVEL_LINE, keep_with_next=True) for h in pending
         ]
-        units += _units(content, packer)
-        opening = packer.breadcrumb(pending_ancestors)
+        units += _units(content, measure)
+        opening = measure.breadcrumb(pending_ancestors)
         headings = doc[pending[0].start : content[0].start] if content else ""
         titles = [title for _, title in stack]
-        plans.append(SectionPlan(units, opening, packer.heading_context(opening, headings, titles)))
+        plans.append(
+            SectionPlan(units, opening, measure.heading_context(opening, headings, titles))
+        )
         pending = []
     return plans
 
 
-def carve_generic(doc: str, lines: Lines, packer: Packer) -> list[SectionPlan]:
+def carve_generic(doc: str, lines: Lines, measure: Measure) -> list[SectionPlan]:
     plans: list[SectionPlan] = []
     prose: list[Block] = []
     for block in parse_blocks(doc, lines):
         if block.kind in ("table", "code"):
             if prose:
-                plans.append(SectionPlan(_units(prose, packer), "", ""))
+                plans.append(SectionPlan(_units(prose, measure), "", ""))
                 prose = []
-            plans.append(SectionPlan(_units([block], packer), "", ""))
+            plans.append(SectionPlan(_units([block], measure), "", ""))
         else:
             prose.append(block)
     if prose:
-        plans.append(SectionPlan(_units(prose, packer), "", ""))
+        plans.append(SectionPlan(_units(prose, measure), "", ""))
     return plans
 
 
-def carve_slides(doc: str, lines: Lines, packer: Packer) -> list[SectionPlan]:
+def carve_slides(doc: str, lines: Lines, measure: Measure) -> list[SectionPlan]:
     plans: list[SectionPlan] = []
     current: list[Block] = []
 
@@ -255,8 +255,8 @@ def carve_slides(doc: str, lines: Lines, packer: Packer) -> list[SectionPlan]:
         if current[0].kind == "slide":
             label = f"Slide {current[0].level}"
             title = next((b.title for b in current if b.kind == "heading" and b.title), "")
-            ctx = packer.fit_line(f"{label}: {title}" if title else label)
-        plans.append(SectionPlan(_units(current, packer), "", ctx))
+            ctx = measure.fit_line(f"{label}: {title}" if title else label)
+        plans.append(SectionPlan(_units(current, measure), "", ctx))
         current.clear()
 
     for block in parse_blocks(doc, lines):
@@ -280,7 +280,7 @@ def window_label(seconds: int) -> str:
     return f"[{_clock(start)}–{_clock(start + TRANSCRIPT_WINDOW_SECONDS)}]"
 
 
-def carve_transcript(doc: str, lines: Lines, packer: Packer, title: str) -> list[SectionPlan]:
+def carve_transcript(doc: str, lines: Lines, measure: Measure, title: str) -> list[SectionPlan]:
     turns: list[tuple[int, int, int, int, str]] = []  # start, head_end, end, seconds, head
     preamble_end = None
     for line in lines:
@@ -308,20 +308,22 @@ def carve_transcript(doc: str, lines: Lines, packer: Packer, title: str) -> list
     for number, (start, head_end, _, seconds, head) in enumerate(turns):
         next_start = turns[number + 1][0] if number + 1 < len(turns) else len(doc)
         _, end = strip_span(doc, start, next_start)
-        unit = Unit(start, end, "turn", lead=packer.fit_line(head), head_end=head_end)
+        unit = Unit(start, end, "turn", lead=measure.fit_line(head), head_end=head_end)
         this_window = seconds // TRANSCRIPT_WINDOW_SECONDS
         if window_units and this_window != window:
-            plans.append(_window_plan(window_units, window, title, packer))
+            plans.append(_window_plan(window_units, window, title, measure))
             window_units = []
         window = this_window
         window_units.append(unit)
     if window_units:
-        plans.append(_window_plan(window_units, window, title, packer))
+        plans.append(_window_plan(window_units, window, title, measure))
     return plans
 
 
-def _window_plan(units: list[Unit], window: int | None, title: str, packer: Packer) -> SectionPlan:
+def _window_plan(
+    units: list[Unit], window: int | None, title: str, measure: Measure
+) -> SectionPlan:
     label = window_label((window or 0) * TRANSCRIPT_WINDOW_SECONDS)
     title = " ".join(title.split())
-    ctx = packer.fit_line(f"{label} {title}" if title else label)
+    ctx = measure.fit_line(f"{label} {title}" if title else label)
     return SectionPlan(units, ctx, ctx)

@@ -1,12 +1,12 @@
 """Converting files in worker processes that have a memory ceiling and a time limit.
 
 A document from an untrusted folder can make a converter allocate gigabytes (a zip bomb that
-slipped past :mod:`minirag_ingest.conversion.inflation`, a PDF stream that inflates forever) or run
-for
-ever. So conversion - markitdown, the WebVTT reader, OCR - runs in a worker process:
+slipped past :mod:`minirag_ingest.conversion.inflation`, a PDF stream that inflates forever)
+or run for ever. So conversion - markitdown, the WebVTT reader, OCR - runs in a worker process
+(:mod:`minirag_ingest.conversion.worker`):
 
 * its memory is capped: a watchdog thread ends the worker once its resident size reaches
-  ``RAG_CONVERT_MAX_MEMORY``, and on Linux ``RLIMIT_DATA`` at :data:`HARD_CEILING_FACTOR`
+  ``RAG_CONVERT_MAX_MEMORY``, and on Linux ``RLIMIT_DATA`` at ``HARD_CEILING_FACTOR``
   times that makes allocations fail outright before a burst can outrun the watchdog (the
   limit counts address space reserved but never touched, as onnxruntime's arenas are, so it
   cannot be the cap itself). Either way the file is one failed file, "needs more than 1 GB to
@@ -22,17 +22,15 @@ ever. So conversion - markitdown, the WebVTT reader, OCR - runs in a worker proc
 * it has ``RAG_CONVERT_TIMEOUT`` seconds per file; past that it is killed, and the file fails
   with "took longer than 120 s to convert";
 * a worker that crashes costs only the file it was reading;
-* workers are reused from file to file (one per core, at most :data:`MAX_WORKERS`), started
-  from a fork server that has the converters imported already, replaced after a crash and after
-  :data:`RECYCLE_AFTER` files, and stopped when idle for :data:`IDLE_SECONDS`;
+* workers are reused from file to file (one per core, at most ``MAX_WORKERS``), started from
+  a fork server that has the converters imported already, replaced after a crash and after
+  ``RECYCLE_AFTER`` files, and stopped when idle for ``IDLE_SECONDS`` (:class:`PoolLimits`,
+  in :mod:`minirag_ingest.conversion.limits`);
 * they ignore Ctrl-C: the process that owns the pool decides, and :meth:`ConversionPool.stop`
   (from any thread) kills and joins them and fails whatever was still waiting.
 
 Embedding stays in the main process: the model is loaded once, there.
 """
-
-# Longer than 450 lines: the pool, its workers' watchdog and the shared memory ceiling are one
-# protocol over the same queues and process handles; apart, each half would reach into the other.
 
 from __future__ import annotations
 
@@ -41,71 +39,35 @@ import collections
 import contextlib
 import logging
 import multiprocessing
-import os
 import signal
-import sys
 import threading
 import time
 import weakref
 from collections.abc import Callable
 from concurrent.futures import Future
-from dataclasses import dataclass
 from typing import Any
 
-from minirag_index.heap import release_freed_memory, tune_process_memory
+from minirag_ingest.conversion.limits import (
+    PoolLimits,
+    PoolStopped,
+    default_workers,
+)
 from minirag_ingest.conversion.reading import FileRead, ReadRequest, read_contained
+from minirag_ingest.conversion.worker import MEMORY_EXIT, memory_of, resident_of, worker_main
 from minirag_ingest.errors import ConversionError
 from minirag_ingest.extras.plugins import OcrEngine
-from minirag_ingest.settings import describe_bytes
+
+__all__ = ["ConversionPool", "PoolLimits", "PoolStopped", "default_workers", "stop_all"]
 
 log = logging.getLogger(__name__)
 
-MAX_WORKERS = 4
-RECYCLE_AFTER = 200  # files a worker converts before a fresh one takes over
-IDLE_SECONDS = 60.0
-WATCH_SECONDS = 0.05  # how often a worker checks its own resident size
 GATE_SECONDS = 0.1  # how often the pool checks what its workers hold together
-MEMORY_EXIT = 75  # exit status of a worker that reached its memory ceiling
-HARD_CEILING_FACTOR = 2
 JOIN_SECONDS = 5.0
 KEEP_RESIDENT = 256 << 20  # a worker holding more after its file is replaced (idle: ~100 MB)
 # Imported once by the fork server, so each worker starts with the converters loaded.
 PRELOAD = ["minirag_ingest.conversion.pool", "markitdown.converters", "pdfminer.high_level"]
 
 Task = Callable[[ReadRequest, "OcrEngine | None"], FileRead]
-
-
-def default_workers() -> int:
-    """One worker per core this process may use, at most :data:`MAX_WORKERS`."""
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        cores = os.cpu_count() or 1
-    return max(1, min(MAX_WORKERS, cores))
-
-
-@dataclass(frozen=True)
-class PoolLimits:
-    max_memory: int  # bytes one worker may use
-    timeout: float  # seconds one file's conversion may take
-    workers: int = 0  # 0: default_workers()
-    recycle_after: int = RECYCLE_AFTER
-    idle_seconds: float = IDLE_SECONDS
-
-    def memory_reason(self) -> str:
-        return (
-            f"needs more than {describe_bytes(self.max_memory)} to convert; raise "
-            "RAG_CONVERT_MAX_MEMORY to index it"
-        )
-
-    def timeout_reason(self) -> str:
-        return (
-            f"took longer than {self.timeout:g} s to convert; raise RAG_CONVERT_TIMEOUT to index it"
-        )
-
-
-class PoolStopped(ConversionError):
-    """The pool was stopped while the file waited or was being converted."""
 
 
 def _context() -> Any:
@@ -247,7 +209,7 @@ class ConversionPool:
             side_by_side = not slot.alone and len(self._busy) >= 2
             if not idle and not side_by_side:
                 return False
-            sizes = {other: _resident_of(other.pid) for other in self._slots}
+            sizes = {other: resident_of(other.pid) for other in self._slots}
             held = sum(size for size in sizes.values() if size is not None)
             if idle and held > self.limits.max_memory:
                 for other in idle:
@@ -368,7 +330,7 @@ class _Slot:
         if kind == "memory":
             self.kill()
             raise ConversionError(request.path, limits.memory_reason()) from MemoryError()
-        resident, reserved = _memory_of(self.pid)
+        resident, reserved = memory_of(self.pid)
         if (resident is not None and resident > KEEP_RESIDENT) or (
             reserved is not None and reserved > limits.max_memory
         ):
@@ -419,7 +381,7 @@ class _Slot:
         context = self.pool._context
         parent, child = context.Pipe()
         process = context.Process(
-            target=_worker_main,
+            target=worker_main,
             args=(child, self.pool.limits.max_memory, self.pool.ocr, self.pool.task),
             name="minirag-convert-worker",
             daemon=True,
@@ -483,141 +445,3 @@ def stop_all() -> None:
     for pool in list(_live_pools):
         with contextlib.suppress(Exception):
             pool.stop()
-
-
-# -- inside a worker -------------------------------------------------------------------------
-
-
-def _worker_main(conn: Any, max_memory: int, ocr: OcrEngine | None, task: Task) -> None:
-    """Convert files sent over ``conn`` until the pipe closes."""
-    tune_process_memory()  # a worker is a process of ours: the server's memory settings
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _die_with_parent()
-    _cap_memory(max_memory)
-    while True:
-        try:
-            request = conn.recv()
-        except (EOFError, OSError, KeyboardInterrupt):
-            return
-        try:
-            reply: tuple[str, Any] = ("ok", task(request, ocr))
-        except MemoryError:
-            reply = ("memory", None)
-        except ConversionError as exc:
-            reply = ("memory", None) if _out_of_memory(exc) else ("error", (exc, _cause(exc)))
-        except Exception as exc:
-            error = ConversionError(request.path, f"conversion failed: {_name(exc)}")
-            reply = ("error", (error, _cause(error)))
-        try:
-            conn.send(reply)
-        except MemoryError:
-            os._exit(MEMORY_EXIT)
-        except Exception as exc:  # a result that does not pickle
-            error = ConversionError(request.path, f"conversion failed: {_name(exc)}")
-            conn.send(("error", (error, None)))
-        if reply[0] == "memory":
-            os._exit(MEMORY_EXIT)  # after a failed allocation nothing in here is trusted
-        del reply
-        # An idle worker would otherwise keep the heap of its largest conversion (a 50 MB
-        # text: some 400 MiB) while the server embeds what it sent.
-        release_freed_memory()
-
-
-def _cause(exc: BaseException) -> BaseException | None:
-    """What caused ``exc``, in a form that crosses the pipe (pickling an exception drops its
-    cause): the exception itself when it pickles, else one of its kind's nearest builtin."""
-    import pickle
-
-    cause = exc.__cause__
-    if cause is None:
-        return None
-    try:
-        pickle.dumps(cause)
-    except Exception:
-        for kind in type(cause).__mro__:
-            if kind.__module__ == "builtins" and issubclass(kind, BaseException):
-                return kind(str(cause))
-        return None
-    cause.__traceback__ = None
-    return cause
-
-
-def _out_of_memory(exc: BaseException) -> bool:
-    seen: BaseException | None = exc
-    while seen is not None:
-        if isinstance(seen, MemoryError):
-            return True
-        seen = seen.__cause__ or seen.__context__
-    return False
-
-
-def _name(exc: BaseException) -> str:
-    text = " ".join(str(exc).split())[:200]
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
-
-
-def _die_with_parent() -> None:
-    """On Linux, the kernel kills this worker when the process that started it ends."""
-    if not sys.platform.startswith("linux"):
-        return
-    try:
-        import ctypes
-
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
-
-
-def _cap_memory(max_memory: int) -> None:
-    """Refuse allocations past ``max_memory`` and exit once resident memory reaches it."""
-    try:
-        import resource
-    except ImportError:  # Windows: only the time limit applies
-        return
-    if sys.platform.startswith("linux"):
-        hard = HARD_CEILING_FACTOR * max_memory
-        with contextlib.suppress(ValueError, OSError):
-            resource.setrlimit(resource.RLIMIT_DATA, (hard, hard))
-    watchdog = threading.Thread(
-        target=_watch_memory, args=(max_memory,), name="memory-watchdog", daemon=True
-    )
-    watchdog.start()
-
-
-def _watch_memory(max_memory: int) -> None:
-    while True:
-        if _resident_bytes() >= max_memory:
-            os._exit(MEMORY_EXIT)
-        time.sleep(WATCH_SECONDS)
-
-
-def _resident_of(pid: int | None) -> int | None:
-    """The resident size of another process, where the system tells (Linux), else None."""
-    return _memory_of(pid)[0]
-
-
-def _memory_of(pid: int | None) -> tuple[int | None, int | None]:
-    """Another process's resident size and the data memory it has reserved (VmData, what
-    RLIMIT_DATA counts), from one read of ``/proc/<pid>/status``; None where not told."""
-    found: dict[bytes, int] = {}
-    if pid is not None:
-        try:
-            with open(f"/proc/{pid}/status", "rb") as status:
-                for line in status:
-                    if line.startswith((b"VmRSS:", b"VmData:")):
-                        found[line.split(b":")[0]] = int(line.split()[1]) << 10
-        except (OSError, ValueError, IndexError):
-            found = {}
-    return found.get(b"VmRSS"), found.get(b"VmData")
-
-
-def _resident_bytes() -> int:
-    try:
-        with open("/proc/self/statm", "rb") as statm:
-            return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-    except (OSError, ValueError, IndexError):
-        import resource
-
-        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-        return peak if sys.platform == "darwin" else peak * 1024

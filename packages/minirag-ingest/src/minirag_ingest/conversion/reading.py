@@ -17,8 +17,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from minirag_ingest.conversion.convert import Converted, convert_file
-from minirag_ingest.conversion.convert import _check_size as check_size
+from minirag_ingest.conversion.convert import Converted, check_size, convert_file
 from minirag_ingest.errors import ConversionError
 from minirag_ingest.extras.plugins import OcrEngine
 from minirag_ingest.files.contained import NotARegularFile, open_inside, pinned

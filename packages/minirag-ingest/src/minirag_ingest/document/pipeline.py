@@ -4,9 +4,6 @@
 several documents and embed their chunks in one batch with :meth:`Pipeline.store`.
 """
 
-# Longer than 450 lines: the one path from a file, a text or a page to stored chunks, step by
-# step; conversion (reading.py), chunking and labels are modules of their own already.
-
 from __future__ import annotations
 
 import hashlib
@@ -34,11 +31,12 @@ from minirag_ingest.document.titles import choose_title, title_prefix_for_chunk
 from minirag_ingest.errors import IngestError
 from minirag_ingest.extras.plugins import OcrEngine
 from minirag_ingest.files.formats import SUPPORTED_EXTENSIONS
+from minirag_ingest.files.ignore import is_excluded
 from minirag_ingest.files.names import id_name, to_id
 from minirag_ingest.files.roots import Roots
-from minirag_ingest.files.scan import is_excluded
-from minirag_ingest.labels.resolve import ModelSession, relative_path, resolve_labels
-from minirag_ingest.labels.taxonomy import Taxonomy, TaxonomyError, TaxonomyLoader
+from minirag_ingest.labels.job import LabelJob
+from minirag_ingest.labels.resolve import relative_path
+from minirag_ingest.labels.taxonomy import TaxonomyLoader
 from minirag_ingest.settings import IngestSettings
 from minirag_ingest.web.fetch import check_scheme, fetch
 from minirag_ingest.web.page import convert_page
@@ -75,63 +73,6 @@ class IngestResult:
     chunks: int
     source_type: str
     label_problem: str | None = None
-
-
-class LabelJob:
-    """One job's labelling: the taxonomy read once at its start and the model session that
-    loads the choice model for the first document needing it and releases it at :meth:`close`.
-
-    ``taxonomy`` None means the feature is off (no taxonomy file), or the file cannot be parsed
-    (``error`` says why): documents are then stored without labels.
-    """
-
-    def __init__(self, loader: TaxonomyLoader | None, cache_dir: Path):
-        self.taxonomy: Taxonomy | None = None
-        self.error: str | None = None
-        self.session: ModelSession | None = None
-        if loader is None:
-            return
-        try:
-            self.taxonomy = loader.get()
-        except TaxonomyError as exc:
-            self.error = str(exc)
-        if self.taxonomy is not None:
-            self.session = ModelSession(self.taxonomy.model, cache_dir)
-
-    @property
-    def active(self) -> bool:
-        return self.taxonomy is not None or self.error is not None
-
-    def label(
-        self, doc: SourceDoc, markdown: str, rel_path: str | None, file_name: str | None
-    ) -> tuple[SourceDoc, str | None, tuple[str, ...]]:
-        """``doc`` with its labels, the ingest's ``labelProblem`` and the per-facet problems."""
-        if self.error is not None:
-            return doc, f"stored without labels: {self.error}", ()
-        if self.taxonomy is None:
-            return doc, None, ()
-        outcome = resolve_labels(
-            self.taxonomy,
-            rel_path=rel_path,
-            markdown=markdown,
-            file_name=file_name,
-            session=self.session,
-        )
-        return (
-            replace(doc, labels=outcome.to_json()),
-            outcome.label_problem,
-            tuple(outcome.problems),
-        )
-
-    def close(self) -> None:
-        if self.session is not None:
-            self.session.close()
-
-    def __enter__(self) -> LabelJob:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
 
 def with_title_line(

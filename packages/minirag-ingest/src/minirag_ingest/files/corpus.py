@@ -170,7 +170,8 @@ class Corpus:
         return report
 
     def _read_ignore_files(self, report: CorpusReport) -> None:
-        from minirag_ingest.files.scan import IgnoreFileInfo, IgnoreFileUnreadable, load_rules
+        from minirag_ingest.files.ignore import IgnoreFileUnreadable, load_rules
+        from minirag_ingest.files.scan import IgnoreFileInfo
 
         for root in self.roots:
             if not root.is_dir():

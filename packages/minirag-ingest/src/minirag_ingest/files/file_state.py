@@ -67,7 +67,7 @@ def unscanned_image(source: str, roots: Roots, scanned: Collection[str]) -> bool
     """An indexed image, still on disk, that the scan skips because this install does not read
     images (``scanned`` are the extensions it lists) - rather than one a rule excludes. A sync
     keeps it as unreadable; the listing says so."""
-    from minirag_ingest.files.scan import is_excluded
+    from minirag_ingest.files.ignore import is_excluded
 
     suffix = Path(source).suffix.lower()
     path = to_path(source)

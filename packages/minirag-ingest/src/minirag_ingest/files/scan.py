@@ -3,7 +3,8 @@
 Rules, in order: hidden names (dot-prefixed), Office lock files (``~$…``), ``node_modules``,
 ``__pycache__`` and virtualenvs are always skipped; then the ``.miniragignore`` at the top of
 every root holding a path applies (gitignore syntax, relative to that root, compared
-case-insensitively and across Unicode composition); then the extension whitelist.
+case-insensitively and across Unicode composition: :mod:`minirag_ingest.files.ignore`); then the
+extension whitelist.
 
 Symlinks are judged by where they point: a target outside every root is skipped silently, a
 target a rule excludes is left out (and counted), anything else is listed under the link's path.
@@ -12,29 +13,51 @@ The walk uses :func:`os.scandir` and keeps paths as strings until it emits a fil
 tens of thousands of files scans in a fraction of a second.
 """
 
-# Longer than 450 lines: the ignore rules and the walk share the folded-path matching and the
-# reporting of folders that could not be listed; the walk is the only user of the rules' internals.
-
 from __future__ import annotations
 
 import os
 import stat as stat_module
-import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import pathspec
-
 from minirag_ingest.errors import IngestError
 from minirag_ingest.files.formats import SUPPORTED_EXTENSIONS
+from minirag_ingest.files.ignore import (
+    IGNORE_FILE_NAME,
+    IgnoreFileUnreadable,
+    IgnoreRules,
+    RuleContext,
+    contexts_for,
+    excluded_by,
+    fold,
+    is_excluded,
+    load_all,
+    load_rules,
+    rule_excluding,
+)
 from minirag_ingest.files.names import to_id
 from minirag_ingest.files.roots import Roots, is_within
 
-IGNORE_FILE_NAME = ".miniragignore"
 SKIPPED_FOLDER_NAMES = frozenset({"node_modules", "__pycache__", "venv", ".venv"})
 VENV_MARKER = "pyvenv.cfg"
 LOCK_FILE_PREFIX = "~$"
+
+# The ignore rules live in minirag_ingest.files.ignore; these names are also importable from here.
+__all__ = [
+    "IGNORE_FILE_NAME",
+    "LOCK_FILE_PREFIX",
+    "SKIPPED_FOLDER_NAMES",
+    "IgnoreFileInfo",
+    "IgnoreFileUnreadable",
+    "ScanResult",
+    "ScannedFile",
+    "ScopeExcluded",
+    "UnlistedFolder",
+    "is_excluded",
+    "load_rules",
+    "scan",
+]
 
 
 # --- results -------------------------------------------------------------------------------
@@ -93,106 +116,6 @@ class ScopeExcluded(IngestError, ValueError):
         self.rule_file = rule_file
 
 
-class IgnoreFileUnreadable(IngestError, OSError):
-    """A ``.miniragignore`` exists but cannot be read, so nothing under its root can be judged."""
-
-    def __init__(self, path: Path, why: str) -> None:
-        super().__init__(f"ignore file {path} exists but cannot be read ({why})")
-        self.path = path
-        self.why = why
-
-
-# --- ignore rules --------------------------------------------------------------------------
-
-
-def fold(text: str) -> str:
-    """Case- and composition-insensitive form used on both rules and paths."""
-    return unicodedata.normalize("NFC", unicodedata.normalize("NFC", text).casefold())
-
-
-@dataclass(frozen=True)
-class IgnoreRules:
-    """The parsed ``.miniragignore`` of one root."""
-
-    root: Path
-    file: Path
-    lines: tuple[str, ...]
-    spec: pathspec.GitIgnoreSpec
-
-    @property
-    def count(self) -> int:
-        return sum(1 for pattern in self.spec.patterns if pattern.include is not None)
-
-    def match(self, folded_relative: str) -> str | None:
-        """The rule line excluding ``folded_relative`` (a folded, ``/``-separated path under
-        the root; folders end with ``/``), or None when it is not excluded."""
-        result = self.spec.check_file(folded_relative)
-        if result.include and result.index is not None:
-            return self.lines[result.index].strip()
-        return None
-
-
-def parse_rules(root: Path, file: Path, text: str) -> IgnoreRules:
-    lines = tuple(text.splitlines())
-    spec = pathspec.GitIgnoreSpec.from_lines([fold(line) for line in lines])
-    return IgnoreRules(root=root, file=file, lines=lines, spec=spec)
-
-
-def load_rules(root: Path) -> IgnoreRules | None:
-    """Read ``<root>/.miniragignore``; None when there is none.
-
-    Raises :class:`IgnoreFileUnreadable` when the name exists but yields no rules we can
-    trust: a broken link, a folder, bad permissions or text that is not UTF-8.
-    """
-    file = root / IGNORE_FILE_NAME
-    try:
-        os.lstat(file)
-    except (FileNotFoundError, NotADirectoryError):
-        return None  # no ignore file, or the root is not a folder (reported by the walk)
-    except OSError as exc:
-        raise IgnoreFileUnreadable(file, exc.strerror or str(exc)) from exc
-    try:
-        data = file.read_bytes()
-    except FileNotFoundError as exc:
-        raise IgnoreFileUnreadable(file, "it is a broken link") from exc
-    except IsADirectoryError as exc:
-        raise IgnoreFileUnreadable(file, "it is a folder, not a file") from exc
-    except OSError as exc:
-        raise IgnoreFileUnreadable(file, exc.strerror or str(exc)) from exc
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise IgnoreFileUnreadable(file, "it is not valid UTF-8 text") from exc
-    return parse_rules(root, file, text)
-
-
-# A rule context: the rules of one root plus the folded relative prefix of the folder being
-# walked (ending in "/", or "" at the root itself).
-_Context = tuple[IgnoreRules, str]
-
-
-def _contexts_for(
-    real: Path, rules: dict[Path, IgnoreRules | None], roots: Roots
-) -> list[_Context]:
-    """Rule contexts for a folder at resolved path ``real`` from every root above it."""
-    contexts: list[_Context] = []
-    for root in roots.roots_above(real):
-        root_rules = rules.get(root)
-        if root_rules is None:
-            continue
-        relative = real.relative_to(root).as_posix()
-        contexts.append((root_rules, "" if relative == "." else fold(relative) + "/"))
-    return contexts
-
-
-def _excluded_by(contexts: list[_Context], folded_name: str, is_dir: bool) -> IgnoreRules | None:
-    suffix = "/" if is_dir else ""
-    for root_rules, prefix in contexts:
-        if root_rules.match(prefix + folded_name + suffix) is not None:
-            return root_rules
-    return None
-
-
 def _skipped_name(name: str, is_dir: bool) -> bool:
     if name.startswith("."):
         return True
@@ -229,26 +152,26 @@ class _Walk:
     def unlisted(self, path: str, reason: str, is_root: bool, empty: bool = False) -> None:
         self.result.unlisted.append(UnlistedFolder(Path(path), reason, is_root, empty))
 
-    def target_contexts(self, real: str) -> list[_Context] | None:
+    def target_contexts(self, real: str) -> list[RuleContext] | None:
         """Rule contexts for a symlink target; None when no readable rules can judge it."""
         real_path = Path(real)
         above = self.roots.roots_above(real_path)
         if not above or any(root in self.blocked for root in above):
             return None
-        return _contexts_for(real_path, self.rules, self.roots)
+        return contexts_for(real_path, self.rules, self.roots)
 
     def target_excluded(self, real: str, is_dir: bool) -> bool:
         """Whether the rules of the roots holding ``real`` exclude it or a folder above it."""
         real_path = Path(real)
         for root in self.roots.roots_above(real_path):
             root_rules = self.rules.get(root)
-            if root_rules is not None and _rule_excluding(root_rules, real_path, is_dir):
+            if root_rules is not None and rule_excluding(root_rules, real_path, is_dir):
                 return True
         return False
 
-    def walk(self, top: str, contexts: list[_Context], is_root: bool) -> None:
+    def walk(self, top: str, contexts: list[RuleContext], is_root: bool) -> None:
         # Each frame: (link path, real path, rule contexts, real folders on the way down).
-        stack: list[tuple[str, str, list[_Context], tuple[str, ...]]] = [
+        stack: list[tuple[str, str, list[RuleContext], tuple[str, ...]]] = [
             (top, top, contexts, (top,))
         ]
         first = True
@@ -261,9 +184,9 @@ class _Walk:
         self,
         path: str,
         real: str,
-        contexts: list[_Context],
+        contexts: list[RuleContext],
         chain: tuple[str, ...],
-        stack: list[tuple[str, str, list[_Context], tuple[str, ...]]],
+        stack: list[tuple[str, str, list[RuleContext], tuple[str, ...]]],
         is_root: bool,
     ) -> None:
         try:
@@ -290,9 +213,9 @@ class _Walk:
         self,
         entry: os.DirEntry[str],
         parent_real: str,
-        contexts: list[_Context],
+        contexts: list[RuleContext],
         chain: tuple[str, ...],
-        stack: list[tuple[str, str, list[_Context], tuple[str, ...]]],
+        stack: list[tuple[str, str, list[RuleContext], tuple[str, ...]]],
     ) -> None:
         name = entry.name
         if name.startswith("."):
@@ -309,10 +232,10 @@ class _Walk:
         if is_dir and not link and real in self.root_strings:
             return  # a nested root: walked on its own, under every rule above it
         folded = fold(name)
-        if _excluded_by(contexts, folded, is_dir) is not None:
+        if excluded_by(contexts, folded, is_dir) is not None:
             self.result.ignored += 1
             return
-        target_contexts: list[_Context] = []
+        target_contexts: list[RuleContext] = []
         if link:
             judged = self.target_contexts(real)
             if judged is None:
@@ -378,41 +301,7 @@ def _reason(exc: OSError) -> str:
     return exc.strerror or str(exc)
 
 
-def _rule_excluding(root_rules: IgnoreRules, real: Path, is_dir: bool) -> str | None:
-    """The rule excluding ``real`` or any folder between it and the root (git semantics:
-    a file inside an excluded folder cannot be re-included)."""
-    parts = real.relative_to(root_rules.root).parts
-    prefix = ""
-    for index, part in enumerate(parts):
-        last = index == len(parts) - 1
-        candidate = prefix + fold(part) + ("/" if is_dir or not last else "")
-        rule = root_rules.match(candidate)
-        if rule is not None:
-            return rule
-        prefix += fold(part) + "/"
-    return None
-
-
 # --- public entry points -------------------------------------------------------------------
-
-
-def _load_all(roots: Roots) -> tuple[dict[Path, IgnoreRules | None], dict[Path, str]]:
-    """Rules per root, and the roots whose scan must stop because rules above are unreadable."""
-    rules: dict[Path, IgnoreRules | None] = {}
-    unreadable: dict[Path, str] = {}
-    for root in roots:
-        try:
-            rules[root] = load_rules(root)
-        except IgnoreFileUnreadable as exc:
-            rules[root] = None
-            unreadable[root] = str(exc)
-    blocked: dict[Path, str] = {}
-    for root in roots:
-        for above in roots.roots_above(root):
-            if above in unreadable:
-                blocked[root] = unreadable[above]
-                break
-    return rules, blocked
 
 
 def scan(
@@ -423,7 +312,7 @@ def scan(
     Raises :class:`~minirag_ingest.files.roots.PathOutsideRoots` for a scope outside the roots and
     :class:`ScopeExcluded` for a scope the scan would never enter.
     """
-    rules, blocked = _load_all(roots)
+    rules, blocked = load_all(roots)
     walk = _Walk(
         roots=roots,
         rules=rules,
@@ -468,7 +357,7 @@ def _scan_scope(walk: _Walk, scope: Path) -> None:
         if _has_extension(scope.name, walk.extensions):
             walk.result.files.append(ScannedFile(scope, scope, info.st_size, info.st_mtime))
         return
-    walk.walk(str(scope), _contexts_for(scope, walk.rules, roots), is_root=scope in roots.paths)
+    walk.walk(str(scope), contexts_for(scope, walk.rules, roots), is_root=scope in roots.paths)
     for root in roots:  # nested roots below the scope are walked on their own
         if root != scope and is_within(root, scope):
             _walk_root(walk, root)
@@ -480,10 +369,10 @@ def _walk_root(walk: _Walk, root: Path) -> None:
         return
     for outer in walk.roots.roots_above(root)[:-1]:
         outer_rules = walk.rules.get(outer)
-        if outer_rules is not None and _rule_excluding(outer_rules, root, is_dir=True):
+        if outer_rules is not None and rule_excluding(outer_rules, root, is_dir=True):
             walk.result.ignored += 1  # a nested root the rules of an outer root exclude
             return
-    walk.walk(str(root), _contexts_for(root, walk.rules, walk.roots), is_root=True)
+    walk.walk(str(root), contexts_for(root, walk.rules, walk.roots), is_root=True)
 
 
 def _refuse_excluded_scope(walk: _Walk, scope: Path, innermost: Path, is_dir: bool) -> None:
@@ -498,7 +387,7 @@ def _refuse_excluded_scope(walk: _Walk, scope: Path, innermost: Path, is_dir: bo
         root_rules = walk.rules.get(root)
         if root_rules is None:
             continue
-        rule = _rule_excluding(root_rules, scope, is_dir)
+        rule = rule_excluding(root_rules, scope, is_dir)
         if rule is not None:
             raise ScopeExcluded(
                 scope, f"rule {rule!r} in {root_rules.file} excludes it", root_rules.file
@@ -507,18 +396,3 @@ def _refuse_excluded_scope(walk: _Walk, scope: Path, innermost: Path, is_dir: bo
 
 def _is_venv(folder: Path) -> bool:
     return (folder / VENV_MARKER).exists()
-
-
-def is_excluded(path: str | os.PathLike[str], roots: Roots) -> str | None:
-    """The ignore file whose rules exclude ``path`` (as given, and as its symlinks resolve),
-    or None. Raises :class:`IgnoreFileUnreadable` when a root above it has an unreadable
-    ignore file: exclusion cannot then be ruled out."""
-    given = Path(os.path.abspath(path))
-    real = roots.contain(path)
-    is_dir = real.is_dir()
-    for candidate in dict.fromkeys((given, real)):
-        for root in roots.roots_above(candidate):
-            root_rules = load_rules(root)
-            if root_rules is not None and _rule_excluding(root_rules, candidate, is_dir):
-                return str(root_rules.file)
-    return None

@@ -14,15 +14,17 @@ from minirag_ingest.chunking import SCHEME_VERSION
 from minirag_ingest.conversion.pictures import PictureCounts
 from minirag_ingest.errors import IngestError
 from minirag_ingest.files.names import to_id
+from minirag_ingest.files.roots import in_scope
 from minirag_ingest.sync.failures import FailureMemory, settings_key
 
 if TYPE_CHECKING:
     from pathlib import Path
 
     from minirag_index.index import MiniragIndex
-    from minirag_ingest.document.pipeline import LabelJob, Pipeline, Prepared
+    from minirag_ingest.document.pipeline import Pipeline
+    from minirag_ingest.files.roots import Roots
+    from minirag_ingest.labels.job import LabelJob
     from minirag_ingest.sync.object_store import SideObjects
-    from minirag_ingest.sync.plan import Read
 
 log = logging.getLogger(__name__)
 
@@ -82,37 +84,67 @@ class Stopped(IngestError):
     """Raised inside a sync pass when it was asked to stop."""
 
 
-class SyncPass:
-    """The state of one sync pass; its steps (:mod:`.sync_reading`, :mod:`.sync_upkeep`,
-    :mod:`.sync`) are methods of its subclasses."""
+@dataclass
+class SyncState:
+    """Everything one sync pass shares between its steps: what it works on (the pipeline, its
+    index and roots, the scope), the report it fills in, its progress, its labelling job, the
+    failures it remembers and how it stops when asked to.
 
-    def __init__(
-        self,
+    The steps are plain functions and small classes that take this state
+    (:mod:`~minirag_ingest.sync.moves`, :mod:`~minirag_ingest.sync.reindex`,
+    :mod:`~minirag_ingest.sync.upkeep`), composed by :mod:`~minirag_ingest.sync.run`.
+    Build one with :meth:`start`."""
+
+    pipeline: Pipeline
+    scope: Path | None  # the folder or file synced, inside the roots; None for every root
+    report: SyncReport
+    progress: ProgressCallback | None
+    stop: threading.Event | None
+    # The taxonomy is read once per sync; the model is loaded by the first document that
+    # needs it and released when the sync ends (see run._run).
+    labels: LabelJob
+    failures: FailureMemory
+    done: int = 0  # items decided so far (files, then documents signed or labelled)
+    total: int = 0  # items to decide
+    wrote: bool = False  # something was committed: the keyword indexes want a refresh
+    label_errors: dict[str, dict[str, str]] = field(default_factory=dict)
+    label_error_counts: dict[str, int] = field(default_factory=dict)
+
+    @classmethod
+    def start(
+        cls,
         pipeline: Pipeline,
         scope: str | os.PathLike[str] | None,
         progress: ProgressCallback | None,
         report: SyncReport,
         stop: threading.Event | None = None,
-    ) -> None:
-        self.pipeline = pipeline
-        self.stop = stop
-        self.index = pipeline.index
-        self.roots = pipeline.roots
-        self.scope = None if scope is None else self.roots.contain(scope)
-        self.progress = progress
-        self.report = report
-        self.done = 0
-        self.total = 0
-        self.wrote = False
-        self.since_refresh = 0
-        # The taxonomy is read once per sync; the model is loaded by the first document that
-        # needs it and released when the sync ends (see _run).
-        self.labels: LabelJob = pipeline.labelling()
-        self.label_errors: dict[str, dict[str, str]] = {}
-        self.label_error_counts: dict[str, int] = {}
-        self.batch: list[tuple[Read, Prepared]] = []  # read, waiting to be embedded and stored
-        self.batch_chunks = 0
-        self.failures = FailureMemory(_failures_place(self.index), _failure_settings(pipeline))
+    ) -> SyncState:
+        """The state of a new pass over ``pipeline`` (``scope`` is checked against its roots
+        first: :class:`~minirag_ingest.files.roots.PathOutsideRoots` before anything opens)."""
+        contained = None if scope is None else pipeline.roots.contain(scope)
+        return cls(
+            pipeline=pipeline,
+            scope=contained,
+            report=report,
+            progress=progress,
+            stop=stop,
+            labels=pipeline.labelling(),
+            failures=FailureMemory(_failures_place(pipeline.index), _failure_settings(pipeline)),
+        )
+
+    @property
+    def index(self) -> MiniragIndex:
+        return self.pipeline.index
+
+    @property
+    def roots(self) -> Roots:
+        return self.pipeline.roots
+
+    def covers(self, source: str) -> bool:
+        """Whether ``source`` is inside this sync's scope (every root when it has none)."""
+        if self.scope is not None:
+            return in_scope(source, to_id(self.scope))
+        return any(in_scope(source, to_id(root)) for root in self.roots)
 
     def label_problems(self, source: str, problems: tuple[str, ...] | list[str]) -> None:
         """Add a document's label problems to the report, one entry per distinct problem (a
@@ -130,10 +162,12 @@ class SyncPass:
                 entry["reason"] = f"labelling {problem} (and {count - 1} more {others})"
 
     def check_stop(self) -> None:
+        """Raise :class:`Stopped` once the sync was asked to stop."""
         if self.stop is not None and self.stop.is_set():
             raise Stopped
 
     def advance(self, files: int) -> None:
+        """Count ``files`` more items decided, and tell the listener."""
         if files:
             self.done += files
             self.tell()

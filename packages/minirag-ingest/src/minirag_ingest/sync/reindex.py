@@ -16,12 +16,13 @@ from minirag_ingest.conversion.no_text import NoText
 from minirag_ingest.conversion.pool import PoolStopped
 from minirag_ingest.errors import ConversionError
 from minirag_ingest.extras.ocr import OcrError
-from minirag_ingest.sync.pass_state import SyncPass, describe
+from minirag_ingest.sync.pass_state import describe
 from minirag_ingest.sync.plan import Read
 
 if TYPE_CHECKING:
     from minirag_ingest.conversion.reading import FileRead
     from minirag_ingest.document.pipeline import Prepared
+    from minirag_ingest.sync.pass_state import SyncState
 
 log = logging.getLogger(__name__)
 
@@ -35,8 +36,20 @@ REFRESH_EVERY = 2000
 STOP_POLL_SECONDS = 0.2  # how often a sync waiting on a conversion worker checks for a stop
 
 
-class Reading(SyncPass):
-    """The reading step of a sync pass."""
+class Reading:
+    """The reading step of a sync pass, over its :class:`SyncState`. It holds the documents
+    read and waiting to be embedded and stored together (the batch), and how many were stored
+    since the keyword indexes were last refreshed."""
+
+    def __init__(self, state: SyncState) -> None:
+        self.state = state
+        self.pipeline = state.pipeline
+        self.index = state.index
+        self.report = state.report
+        self.failures = state.failures
+        self.batch: list[tuple[Read, Prepared]] = []  # read, waiting to be embedded and stored
+        self.batch_chunks = 0
+        self.since_refresh = 0
 
     def read_again(self, work: list[Read]) -> None:
         """Convert, chunk, embed and store ``work``, a batch of documents per commit. With
@@ -56,7 +69,7 @@ class Reading(SyncPass):
                     if remembered is not None:  # failed last time, nothing changed: not read
                         left -= 1
                         self.report.fail(item.file.path, remembered)
-                        self.advance(1)
+                        self.state.advance(1)
                         continue
                     started = (
                         self.pipeline.start_reading(item.file.path, item.content_hash)
@@ -66,7 +79,7 @@ class Reading(SyncPass):
                     reading.append((item, started))
                 if not reading:
                     break
-                self.check_stop()
+                self.state.check_stop()
                 left -= 1
                 if not self.read_one(*reading.popleft(), left):
                     return
@@ -87,16 +100,16 @@ class Reading(SyncPass):
             more["reading"] = started
         try:
             prepared = self.pipeline.prepare_file(
-                item.file.path, content_hash=item.content_hash, labels=self.labels, **more
+                item.file.path, content_hash=item.content_hash, labels=self.state.labels, **more
             )
         except ConversionError as exc:
             if isinstance(exc, PoolStopped):
-                self.check_stop()  # the workers were stopped because the sync is stopping
+                self.state.check_stop()  # the workers were stopped because the sync is stopping
             self.report.fail(item.file.path, exc.reason)
             self.remember_failure(item, exc)
             if isinstance(exc, NoText):
                 self.drop_stale_entry(item)
-            self.advance(1)
+            self.state.advance(1)
             return True
         except IndexMismatchError:
             raise
@@ -105,7 +118,7 @@ class Reading(SyncPass):
             return False
         except Exception as exc:
             self.report.fail(item.file.path, describe(exc))
-            self.advance(1)
+            self.state.advance(1)
             return True
         self.failures.forget(item.file.source)
         self.batch.append((item, prepared))
@@ -119,13 +132,13 @@ class Reading(SyncPass):
         """Wait for a worker's conversion, stopping as soon as the sync is asked to (the
         worker finishes that one file on its own, within its time limit)."""
         while not reading.done():
-            self.check_stop()
+            self.state.check_stop()
             futures.wait([reading], timeout=STOP_POLL_SECONDS)
 
     def store_or_fail(self, batch: list[tuple[Read, Prepared]], left: int) -> bool:
         """Store ``batch``; False when the model failed (the batch and ``left`` more files are
         then counted as failed)."""
-        self.check_stop()
+        self.state.check_stop()
         try:
             self.store(batch)
         except ModelLoadError as exc:
@@ -144,7 +157,7 @@ class Reading(SyncPass):
         report.failed += files
         noun = "file" if files == 1 else "files"
         report.errors.append({"path": model, "reason": f"{files} {noun} not read: {exc}"})
-        self.advance(files)
+        self.state.advance(files)
 
     def remembered_failure(self, item: Read) -> str | None:
         """Why this file failed to convert last time, if it is still the same file."""
@@ -168,7 +181,7 @@ class Reading(SyncPass):
         source = item.file.source
         try:
             if self.index.delete_source(source):
-                self.wrote = True
+                self.state.wrote = True
         except Exception as exc:  # it is reported as failed either way
             log.warning("could not remove the earlier entry of %s: %s", source, exc)
 
@@ -197,11 +210,11 @@ class Reading(SyncPass):
             if item.repair:
                 self.index.delete_source(item.file.source)
         for item, prepared in batch:
-            self.label_problems(item.file.source, prepared.label_problems)
+            self.state.label_problems(item.file.source, prepared.label_problems)
 
         def embedded(done: int, total: int) -> None:
             self.report.embedding = (done, total)
-            self.tell()
+            self.state.tell()
 
         try:
             stored = len(self.pipeline.store([prepared for _, prepared in batch], embedded))
@@ -225,8 +238,8 @@ class Reading(SyncPass):
         finally:
             self.report.embedding = None
         self.report.ingested += stored
-        self.wrote = True
-        self.advance(len(batch))
+        self.state.wrote = True
+        self.state.advance(len(batch))
         self.since_refresh += stored
         if self.since_refresh >= REFRESH_EVERY:
             self.pipeline.refresh()

@@ -59,22 +59,23 @@ import threading
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from minirag_index import ModelLoadError, SourceDoc
+from minirag_index import ModelLoadError
 from minirag_ingest.files.file_state import unscanned_image
-from minirag_ingest.files.names import to_id, to_path
-from minirag_ingest.files.roots import in_scope
+from minirag_ingest.files.names import to_path
 from minirag_ingest.files.scan import ScannedFile, UnlistedFolder, scan
 from minirag_ingest.sync.lock import IndexLock, sync_lock_for
+from minirag_ingest.sync.moves import MOVE_BATCH, move
 from minirag_ingest.sync.pass_state import (
     COUNT_NAMES,
     ProgressCallback,
     Stopped,
     SyncReport,
+    SyncState,
     describe,
 )
-from minirag_ingest.sync.plan import Move, Read, SyncPlan, plan
+from minirag_ingest.sync.plan import SyncPlan, plan
 from minirag_ingest.sync.reindex import Reading
-from minirag_ingest.sync.upkeep import Upkeep
+from minirag_ingest.sync.upkeep import relabel, sign
 
 __all__ = ["COUNT_NAMES", "MOVE_BATCH", "ProgressCallback", "SyncReport", "sync"]
 
@@ -84,7 +85,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-MOVE_BATCH = 100  # moves committed together
 KEPT_NAMES_SHOWN = 3
 
 
@@ -114,219 +114,153 @@ def sync(
     if lock is not None:
         if not lock.held:
             raise RuntimeError("sync(lock=...) needs a lock that is already held")
-        return _run(_Sync(pipeline, scope, progress, report, stop))
+        return _run(SyncState.start(pipeline, scope, progress, report, stop))
     with sync_lock_for(pipeline.index, pipeline.settings.sync_lease_seconds):
-        return _run(_Sync(pipeline, scope, progress, report, stop))
+        return _run(SyncState.start(pipeline, scope, progress, report, stop))
 
 
-def _run(job: _Sync) -> SyncReport:
+def _run(state: SyncState) -> SyncReport:
     """Run one sync pass; its labelling (and the choice model, if loaded) ends with it."""
     try:
-        return job.run()
+        return run_pass(state)
     except Stopped:
-        job.report.interrupted = True
-        return job.report
+        state.report.interrupted = True
+        return state.report
     finally:
-        job.labels.close()
+        state.labels.close()
 
 
-class _Sync(Reading, Upkeep):
+def run_pass(state: SyncState) -> SyncReport:
     """One sync pass: the plan, then its moves, deletions, reads, signatures and labels."""
+    # Another model's vectors: refuse before reading anything. A model that cannot be
+    # loaded at all is left to the files that need it (model_failed counts them).
+    with contextlib.suppress(ModelLoadError):
+        state.index.check_model()
+    state.check_stop()
+    extensions = sorted(state.pipeline.extensions)
+    scanned = scan(state.roots, state.scope, extra_extensions=extensions)
+    state.check_stop()
+    state.report.scanned = len(scanned.files)
+    state.report.ignored = scanned.ignored
+    state.total = len(scanned.files)
+    state.tell()
 
-    # -- the pass --------------------------------------------------------------------------
-    def run(self) -> SyncReport:
-        # Another model's vectors: refuse before reading anything. A model that cannot be
-        # loaded at all is left to the files that need it (model_failed counts them).
-        with contextlib.suppress(ModelLoadError):
-            self.index.check_model()
-        self.check_stop()
-        extensions = sorted(self.pipeline.extensions)
-        scanned = scan(self.roots, self.scope, extra_extensions=extensions)
-        self.check_stop()
-        self.report.scanned = len(scanned.files)
-        self.report.ignored = scanned.ignored
-        self.total = len(scanned.files)
-        self.tell()
+    everything = state.index.sources()
+    indexed = {
+        source: info
+        for source, info in everything.items()
+        if info.source_type == "file" and state.covers(source)
+    }
+    decided = decide(state, scanned.files, scanned.unlisted, indexed)
+    count(state, decided)
+    moved_from = move(state, decided)
+    delete(state, (s for s in decided.delete if s not in moved_from.values()))
+    remember_stats(state, decided.touched)
 
-        everything = self.index.sources()
-        indexed = {
-            source: info
-            for source, info in everything.items()
-            if info.source_type == "file" and self.covers(source)
-        }
-        decided = self.decide(scanned.files, scanned.unlisted, indexed)
-        self.count(decided)
-        moved_from = self.move(decided)
-        self.delete(source for source in decided.delete if source not in moved_from.values())
-        self.remember_stats(decided.touched)
+    # Documents read again get a signature and labels anyway; the others are kept.
+    rereading = {r.file.source for r in decided.read}
+    gone = set(decided.delete) | set(moved_from.values())
+    kept = [
+        (source, info)
+        for source, info in (everything if state.scope is None else indexed).items()
+        if source not in rereading
+        and source not in gone
+        and (info.source_type != "file" or state.covers(source))
+    ]
+    moved = [(to, everything[old]) for to, old in moved_from.items()]
+    unsigned = [source for source, info in kept + moved if info.signature is None]
+    state.total += len(unsigned)
+    state.tell()
 
-        # Documents read again get a signature and labels anyway; the others are kept.
-        rereading = {r.file.source for r in decided.read}
-        gone = set(decided.delete) | set(moved_from.values())
-        kept = [
-            (source, info)
-            for source, info in (everything if self.scope is None else indexed).items()
-            if source not in rereading
-            and source not in gone
-            and (info.source_type != "file" or self.covers(source))
-        ]
-        moved = [(to, everything[old]) for to, old in moved_from.items()]
-        unsigned = [source for source, info in kept + moved if info.signature is None]
-        self.total += len(unsigned)
-        self.tell()
-
-        self.read_again(decided.read)
-        self.sign(unsigned)
-        self.relabel(kept + moved)
-        self.failures.keep_only(decided.seen, self.covers)
-        self.failures.save()
-        if self.wrote:
-            self.pipeline.refresh()
-        else:  # an index from before the summaries gains one without a write
-            self.pipeline.index.write_summary(only_if_missing=True)
-        return self.report
-
-    def decide(
-        self,
-        files: list[ScannedFile],
-        unlisted: list[UnlistedFolder],
-        indexed: dict[str, SourceInfo],
-    ) -> SyncPlan:
-        """The plan for these files and this part of the index (see :mod:`.sync_plan`), with
-        what it needs from the disk: which indexed files are still there, and hashes."""
-        from minirag_ingest.document.pipeline import file_hash
-
-        def digest(file: ScannedFile) -> str:
-            self.check_stop()
-            return file_hash(file.real)
-
-        seen = {file.source for file in files}
-        on_disk = {s for s in indexed if s not in seen and os.path.lexists(to_path(s))}
-        return plan(
-            files,
-            unlisted,
-            indexed,
-            digest=digest,
-            on_disk=on_disk,
-            unscanned_images={
-                s for s in on_disk if unscanned_image(s, self.roots, self.pipeline.extensions)
-            },
-            doubled=self.index.stored_twice(indexed),
-            has_ocr=self.pipeline.ocr is not None,
-            scope=self.scope,
-        )
-
-    def count(self, decided: SyncPlan) -> None:
-        """Report what the plan decided without any work: failures, skips, unreadables."""
-        report = self.report
-        for folder, under in decided.unlisted:
-            report.fail(folder.path, self.kept_message(folder, under))
-        for file, reason in decided.failed:
-            report.fail(file.path, reason)
-        report.skipped += decided.skipped
-        unreadable = [*decided.kept_unread, *decided.kept_images]
-        report.unreadable += len(unreadable)
-        report.unreadable_files.extend(unreadable)
-        self.advance(len(decided.failed) + decided.skipped + len(decided.kept_unread))
-
-    def move(self, decided: SyncPlan) -> dict[str, str]:
-        """Carry out the plan's moves, :data:`MOVE_BATCH` a commit; a file that cannot be
-        moved is read again instead. Returns new source → old for every file moved."""
-        moved_from: dict[str, str] = {}
-        moves = decided.moves
-        for start in range(0, len(moves), MOVE_BATCH):
-            self.check_stop()
-            done, failed = self.move_batch(moves[start : start + MOVE_BATCH])
-            moved_from.update(done)
-            decided.read.extend(Read(file, digest) for file, digest in failed)
-        return moved_from
-
-    def delete(self, sources: Iterable[str]) -> None:
-        for source in sources:
-            self.check_stop()
-            try:
-                self.index.delete_source(source)
-            except Exception as exc:
-                self.report.fail(source, f"could not remove it from the index: {describe(exc)}")
-                continue
-            self.report.deleted += 1
-            self.wrote = True
-
-    # -- pieces ----------------------------------------------------------------------------
-    def covers(self, source: str) -> bool:
-        if self.scope is not None:
-            return in_scope(source, to_id(self.scope))
-        return any(in_scope(source, to_id(root)) for root in self.roots)
-
-    def remember_stats(self, touched: list[ScannedFile]) -> None:
-        """Store the new size/mtime of files whose bytes did not change, in one commit, so
-        the next sync skips them without hashing."""
-        if not touched:
-            return
-        stats = [(f.source, f.size, f.mtime) for f in touched]
-        try:
-            self.index.record_file_stats(stats)
-        except Exception as exc:  # only costs a hash next time
-            log.warning(
-                "could not store the new mtime of %d unchanged files: %s", len(touched), exc
-            )
-            return
-        self.wrote = True
-
-    def kept_message(self, folder: UnlistedFolder, kept: list[str]) -> str:
-        if not kept:
-            return f"{folder.message}; nothing indexed under it"
-        names = ", ".join(self.roots.display_path(s) for s in kept[:KEPT_NAMES_SHOWN])
-        more = len(kept) - KEPT_NAMES_SHOWN
-        tail = f" and {more} more" if more > 0 else ""
-        files = "file" if len(kept) == 1 else "files"
-        return f"{folder.message}; kept the {len(kept)} indexed {files} under it: {names}{tail}"
-
-    def move_batch(self, batch: list[Move]) -> tuple[dict[str, str], list[tuple[ScannedFile, str]]]:
-        """Give each old source's chunks (vectors included) to its new path.
-
-        The whole batch is one commit: the rows are re-keyed under their new path and the old
-        rows dropped by the same ``merge_insert``. Should that fail, each file is moved on its
-        own (one commit each). Returns new → old for every file moved, and the files that
-        could not be moved (they are read again instead).
-        """
-        if not batch:
-            return {}, []
-        try:
-            self.commit_moves(batch)
-        except Exception as exc:
-            log.warning("moving %d files in one commit failed (%s); one by one", len(batch), exc)
-        else:
-            self.report.moved += len(batch)
-            self.wrote = True
-            self.advance(len(batch))
-            return {move.file.source: move.origin.source for move in batch}, []
-        moved: dict[str, str] = {}
-        failed: list[tuple[ScannedFile, str]] = []
-        for move in batch:
-            try:
-                self.index.move_source(move.origin.source, _moved_doc(move))
-            except Exception as exc:
-                log.warning("moving %s failed, reading it again: %s", move.origin.source, exc)
-                failed.append((move.file, move.content_hash))
-                continue
-            moved[move.file.source] = move.origin.source
-            self.report.moved += 1
-            self.wrote = True
-            self.advance(1)
-        return moved, failed
-
-    def commit_moves(self, batch: list[Move]) -> None:
-        self.index.move_sources({move.origin.source: _moved_doc(move) for move in batch})
+    Reading(state).read_again(decided.read)
+    sign(state, unsigned)
+    relabel(state, kept + moved)
+    state.failures.keep_only(decided.seen, state.covers)
+    state.failures.save()
+    if state.wrote:
+        state.pipeline.refresh()
+    else:  # an index from before the summaries gains one without a write
+        state.index.write_summary(only_if_missing=True)
+    return state.report
 
 
-def _moved_doc(move: Move) -> SourceDoc:
-    """What a moved file's rows are stored under: its new path, hash, size and mtime."""
-    file = move.file
-    return SourceDoc(
-        source=file.source,
-        source_type="file",
-        content_hash=move.content_hash,
-        size=file.size,
-        mtime=file.mtime,
+def decide(
+    state: SyncState,
+    files: list[ScannedFile],
+    unlisted: list[UnlistedFolder],
+    indexed: dict[str, SourceInfo],
+) -> SyncPlan:
+    """The plan for these files and this part of the index (see :mod:`.plan`), with
+    what it needs from the disk: which indexed files are still there, and hashes."""
+    from minirag_ingest.document.pipeline import file_hash
+
+    def digest(file: ScannedFile) -> str:
+        state.check_stop()
+        return file_hash(file.real)
+
+    seen = {file.source for file in files}
+    on_disk = {s for s in indexed if s not in seen and os.path.lexists(to_path(s))}
+    extensions = state.pipeline.extensions
+    return plan(
+        files,
+        unlisted,
+        indexed,
+        digest=digest,
+        on_disk=on_disk,
+        unscanned_images={s for s in on_disk if unscanned_image(s, state.roots, extensions)},
+        doubled=state.index.stored_twice(indexed),
+        has_ocr=state.pipeline.ocr is not None,
+        scope=state.scope,
     )
+
+
+def count(state: SyncState, decided: SyncPlan) -> None:
+    """Report what the plan decided without any work: failures, skips, unreadables."""
+    report = state.report
+    for folder, under in decided.unlisted:
+        report.fail(folder.path, kept_message(state, folder, under))
+    for file, reason in decided.failed:
+        report.fail(file.path, reason)
+    report.skipped += decided.skipped
+    unreadable = [*decided.kept_unread, *decided.kept_images]
+    report.unreadable += len(unreadable)
+    report.unreadable_files.extend(unreadable)
+    state.advance(len(decided.failed) + decided.skipped + len(decided.kept_unread))
+
+
+def delete(state: SyncState, sources: Iterable[str]) -> None:
+    """Remove these sources from the index, one commit each."""
+    for source in sources:
+        state.check_stop()
+        try:
+            state.index.delete_source(source)
+        except Exception as exc:
+            state.report.fail(source, f"could not remove it from the index: {describe(exc)}")
+            continue
+        state.report.deleted += 1
+        state.wrote = True
+
+
+def remember_stats(state: SyncState, touched: list[ScannedFile]) -> None:
+    """Store the new size/mtime of files whose bytes did not change, in one commit, so
+    the next sync skips them without hashing."""
+    if not touched:
+        return
+    stats = [(f.source, f.size, f.mtime) for f in touched]
+    try:
+        state.index.record_file_stats(stats)
+    except Exception as exc:  # only costs a hash next time
+        log.warning("could not store the new mtime of %d unchanged files: %s", len(touched), exc)
+        return
+    state.wrote = True
+
+
+def kept_message(state: SyncState, folder: UnlistedFolder, kept: list[str]) -> str:
+    """Why a folder that could not be listed kept its indexed files, naming the first few."""
+    if not kept:
+        return f"{folder.message}; nothing indexed under it"
+    names = ", ".join(state.roots.display_path(s) for s in kept[:KEPT_NAMES_SHOWN])
+    more = len(kept) - KEPT_NAMES_SHOWN
+    tail = f" and {more} more" if more > 0 else ""
+    files = "file" if len(kept) == 1 else "files"
+    return f"{folder.message}; kept the {len(kept)} indexed {files} under it: {names}{tail}"

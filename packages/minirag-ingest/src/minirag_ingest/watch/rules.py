@@ -18,8 +18,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
+from minirag_ingest.files.ignore import IGNORE_FILE_NAME
 from minirag_ingest.files.roots import is_within
-from minirag_ingest.files.scan import IGNORE_FILE_NAME, LOCK_FILE_PREFIX, SKIPPED_FOLDER_NAMES
+from minirag_ingest.files.scan import LOCK_FILE_PREFIX, SKIPPED_FOLDER_NAMES
 
 TAXONOMY_FILE_NAME = "classify.toml"
 ROOT_FILES = frozenset({IGNORE_FILE_NAME, TAXONOMY_FILE_NAME})

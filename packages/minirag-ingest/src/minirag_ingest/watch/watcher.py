@@ -33,7 +33,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from minirag_ingest.files.scan import ScopeExcluded, is_excluded
+from minirag_ingest.files.ignore import is_excluded
+from minirag_ingest.files.scan import ScopeExcluded
 from minirag_ingest.sync.lock import SyncLocked
 from minirag_ingest.watch.rules import matters, sync_scope
 

@@ -15,14 +15,9 @@ from __future__ import annotations
 import io
 from typing import TYPE_CHECKING
 
-from minirag_ingest.conversion.convert import (
-    ConversionError,
-    Converted,
-    _describe,
-    _markitdown,
-    _tidy,
-    strip_inline_images,
-)
+from minirag_ingest.conversion.convert import Converted, strip_inline_images, tidy
+from minirag_ingest.conversion.markitdown_run import describe, shared_markitdown
+from minirag_ingest.errors import ConversionError
 from minirag_ingest.web.fetch import FetchedPage
 
 if TYPE_CHECKING:
@@ -49,9 +44,9 @@ def _response(page: FetchedPage) -> requests.Response:
 def convert_page(page: FetchedPage) -> Converted:
     """A fetched page as Markdown, converted by markitdown; URLs never carry page numbers."""
     try:
-        result = _markitdown().convert_response(_response(page), strip=_UNWRAPPED_TAGS)
+        result = shared_markitdown().convert_response(_response(page), strip=_UNWRAPPED_TAGS)
     except Exception as exc:
-        raise ConversionError(page.url, f"conversion failed: {_describe(exc)}") from exc
-    markdown = strip_inline_images(_tidy(result.markdown or ""))
+        raise ConversionError(page.url, f"conversion failed: {describe(exc)}") from exc
+    markdown = strip_inline_images(tidy(result.markdown or ""))
     title = " ".join((result.title or "").split()) or None
     return Converted(markdown=markdown, metadata_title=title, pages=None, kind="url")
