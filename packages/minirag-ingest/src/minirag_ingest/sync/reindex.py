@@ -59,6 +59,9 @@ class Reading:
         Stopping abandons the documents prepared since the last commit (nothing of them is
         written); an embedding model that cannot be loaded fails every file not stored yet."""
         ahead = getattr(self.pipeline, "read_ahead", 0)
+        embedder = getattr(self.index, "embedder", None)
+        if ahead and work and embedder is not None:
+            embedder.prepare_files()  # before the conversion workers start (see there)
         reading: deque[tuple[Read, Future[FileRead] | None]] = deque()
         queued = iter(work)
         left = len(work)  # files not taken up yet
