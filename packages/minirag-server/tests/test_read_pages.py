@@ -9,9 +9,12 @@ from pathlib import Path
 
 import pytest
 from fastmcp import Client
+from fastmcp.tools import Tool
+from mcp.types import CallToolResult
 
 from minirag_mcp import paging
 from minirag_mcp.config import load_config
+from minirag_mcp.results import DocumentText
 from minirag_mcp.server import create_app
 from testsupport.mcp import call, cli, error_of, synced
 
@@ -41,6 +44,29 @@ def test_a_text_without_line_breaks_is_cut_at_the_page_size() -> None:
     assert (last.text, last.next_offset) == ("x" * 2001, None)
     with pytest.raises(ValueError, match="past the end"):
         paging.page_of(text, 12_002, 5000)
+
+
+@pytest.mark.parametrize("character", ["\x01", '"', "\\", "😀", "x"])
+def test_a_full_page_stays_under_4_mb_on_the_wire_whatever_its_characters(character: str) -> None:
+    """The read_file answer as the server sends it: fastmcp's conversion of the page (structured
+    content, and its JSON as text) inside the MCP result, encoded as the SDK writes it."""
+
+    def read_file() -> DocumentText:
+        raise NotImplementedError
+
+    page = DocumentText(
+        source="/docs/big.txt",
+        title="big",
+        text=character * paging.PAGE_CHARS,
+        offset=0,
+        next_offset=paging.PAGE_CHARS,
+        total_chars=50_000_000,
+    )
+    converted = Tool.from_function(read_file).convert_result(page)
+    sent = CallToolResult(
+        content=converted.content, structured_content=converted.structured_content
+    )
+    assert len(sent.model_dump_json(by_alias=True, exclude_none=True).encode()) <= 4_000_000
 
 
 @pytest.fixture

@@ -166,7 +166,7 @@ def serve_http(
     from minirag_mcp.access_log import AccessLog
     from minirag_mcp.connections import ConnectionGuard
     from minirag_mcp.http_guard import Proxies
-    from minirag_mcp.server import create_app, stop_app, warm_modules
+    from minirag_mcp.server import build_app, stop_app, warm_modules
     from minirag_mcp.warmup import WarmUpAfterInitialize
 
     if isinstance(config, ConfigProblem):
@@ -178,7 +178,7 @@ def serve_http(
     )
     if not is_loopback(host):
         log.warning("listening on %s without TLS: put a TLS-terminating proxy in front", host)
-    app = create_app(config, watch=watch)
+    app, app_ctx = build_app(config, watch=watch)
     warm_up = WarmUpAfterInitialize(warm_modules(config))
     app.add_middleware(warm_up)
     app.add_middleware(AccessLog(log_arguments=plan.log_queries))
@@ -204,4 +204,4 @@ def serve_http(
         )
     finally:
         warm_up.stop()
-        stop_app(app)
+        stop_app(app_ctx)

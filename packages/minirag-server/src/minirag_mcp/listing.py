@@ -11,7 +11,7 @@ from minirag_index.errors import StoreUnavailableError
 from minirag_ingest.files.corpus import installed_ocr, scanned_extensions
 from minirag_ingest.files.names import to_id
 from minirag_ingest.labels import filtering
-from minirag_mcp.config import ConfigProblem
+from minirag_mcp.config import Config, ConfigProblem
 from minirag_mcp.context import AppContext, place_problems
 from minirag_mcp.labelling import (
     apply_label_filter,
@@ -86,14 +86,10 @@ def _index_model_status(ctx: AppContext) -> dict[str, Any]:
     }
 
 
-def status(ctx: AppContext) -> StatusResult:
-    """Configuration and index health. Answers even when the configuration is broken."""
-    if isinstance(ctx.config, ConfigProblem):
-        return StatusResult(version=ctx.config.version, config_error=ctx.config.error)
-    config = ctx.config
-    errors: list[str] = []
+def _settings_fields(ctx: AppContext, config: Config) -> dict[str, Any]:
+    """What status says of the configuration and of the embedding model's load."""
     built = ctx.index_if_built
-    fields: dict[str, Any] = {
+    return {
         "version": config.version,
         "roots": [str(root) for root in config.roots],
         "db_path": str(config.db_path),
@@ -104,6 +100,15 @@ def status(ctx: AppContext) -> StatusResult:
         "model_error": built.embedder.load_error if built is not None else None,
         "read_only": config.read_only,
     }
+
+
+def status(ctx: AppContext) -> StatusResult:
+    """Configuration and index health. Answers even when the configuration is broken."""
+    if isinstance(ctx.config, ConfigProblem):
+        return StatusResult(version=ctx.config.version, config_error=ctx.config.error)
+    config = ctx.config
+    errors: list[str] = []
+    fields = _settings_fields(ctx, config)
     try:
         fields.update(_index_model_status(ctx))
     except StoreUnavailableError:  # the corpus report below names the outage, once

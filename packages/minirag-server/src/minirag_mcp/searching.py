@@ -153,6 +153,21 @@ def query_documents(
     )
 
 
+def _checked_terms(ctx: AppContext, terms: list[str] | str, match: str, offset: int) -> list[str]:
+    """find_mentions's terms without the blank ones; refuses no term, another ``match`` than
+    all or any, and a negative offset."""
+    if isinstance(terms, str):
+        terms = [terms]
+    terms = [t for t in (terms or []) if t and str(t).strip()]
+    if not terms:
+        raise OperationError("give at least one term")
+    if match not in ("all", "any"):
+        raise OperationError(f"match must be 'all' or 'any', got {match!r}")
+    if int(offset) < 0:
+        raise OperationError(f"{ctx.wording.arg('offset')} must not be negative")
+    return terms
+
+
 def find_mentions(
     ctx: AppContext,
     terms: list[str] | str,
@@ -165,15 +180,7 @@ def find_mentions(
 ) -> MentionsResult:
     """Every document mentioning the terms, counted and paged."""
     ctx.require_places()
-    if isinstance(terms, str):
-        terms = [terms]
-    terms = [t for t in (terms or []) if t and str(t).strip()]
-    if not terms:
-        raise OperationError("give at least one term")
-    if match not in ("all", "any"):
-        raise OperationError(f"match must be 'all' or 'any', got {match!r}")
-    if int(offset) < 0:
-        raise OperationError(f"{ctx.wording.arg('offset')} must not be negative")
+    terms = _checked_terms(ctx, terms, match, offset)
     scope = checked_scope(ctx, scope)
     view = label_view(ctx, labels, date_from, date_to)
     doc_filter = None

@@ -24,7 +24,7 @@ from minirag_ingest.files.names import safe_text
 from minirag_mcp.config import Config, ConfigProblem, load_config
 from minirag_mcp.context import AppContext
 from minirag_mcp.instructions import build_instructions
-from minirag_mcp.tools import TOOLS, register_tools
+from minirag_mcp.tools import APP_KEY, TOOLS, register_tools
 from minirag_mcp.wording import error_message
 
 log = logging.getLogger(__name__)
@@ -82,6 +82,14 @@ def unavailable_tool(name: str, *, read_only: bool) -> str:
 def create_app(config: Config | ConfigProblem | None = None, *, watch: bool = False) -> FastMCP:
     """Build the server for ``config`` (read from the environment when None). With ``watch``
     (or WATCH=1) the index follows the roots while the server runs (watch mode)."""
+    return build_app(config, watch=watch)[0]
+
+
+def build_app(
+    config: Config | ConfigProblem | None = None, *, watch: bool = False
+) -> tuple[FastMCP, AppContext]:
+    """The server of :func:`create_app` and the AppContext its tools answer from (its lifespan
+    context holds it, under :data:`~minirag_mcp.tools.APP_KEY`)."""
     config = config if config is not None else load_config({})
     app_ctx = AppContext(config)
     # A read-only server never watches (watch mode syncs); its configuration refuses WATCH=1.
@@ -92,7 +100,7 @@ def create_app(config: Config | ConfigProblem | None = None, *, watch: bool = Fa
         if watching:  # its first sync waits until the client has been answered
             app_ctx.start_watching(first_sync_after=WATCH_FIRST_SYNC_AFTER)
         try:
-            yield {}
+            yield {APP_KEY: app_ctx}
         finally:  # the last client went away: no conversion worker outlives the session
             await anyio.to_thread.run_sync(lambda: app_ctx.stop_watching(SHUTDOWN_WAIT))
             await anyio.to_thread.run_sync(app_ctx.stop_workers)
@@ -105,9 +113,8 @@ def create_app(config: Config | ConfigProblem | None = None, *, watch: bool = Fa
     )
     read_only = isinstance(config, Config) and config.read_only
     mcp.add_middleware(ToolCallGuard(read_only=read_only))
-    mcp.app_context = app_ctx  # type: ignore[attr-defined]  # read by tools.app_of
     register_tools(mcp, read_only=read_only)
-    return mcp
+    return mcp, app_ctx
 
 
 def warm_modules(config: Config | ConfigProblem) -> tuple[str, ...]:
@@ -131,7 +138,7 @@ def serve_stdio(
     called with the server before it serves (bench/server_timings.py adds its timing hooks)."""
     from minirag_mcp.warmup import WarmUpAfterInitialize
 
-    app = create_app(config, watch=watch)
+    app, app_ctx = build_app(config, watch=watch)
     warm_up = WarmUpAfterInitialize(warm_modules(config))
     app.add_middleware(warm_up)
     if prepare is not None:
@@ -140,15 +147,15 @@ def serve_stdio(
         app.run(transport="stdio", show_banner=False)
     finally:
         warm_up.stop()
-        stop_app(app)
+        stop_app(app_ctx)
 
 
-def stop_app(app: FastMCP) -> None:
+def stop_app(app_ctx: AppContext) -> None:
     """A sync still running when the server stops ends after its commit in flight, rather than
     being cut off inside the embedding or storage libraries at exit; then the workers go."""
-    app.app_context.stop_watching(SHUTDOWN_WAIT)  # type: ignore[attr-defined]
-    app.app_context.stop_jobs(timeout=SHUTDOWN_WAIT)  # type: ignore[attr-defined]
-    app.app_context.stop_workers()  # type: ignore[attr-defined]
+    app_ctx.stop_watching(SHUTDOWN_WAIT)
+    app_ctx.stop_jobs(timeout=SHUTDOWN_WAIT)
+    app_ctx.stop_workers()
 
 
 def main() -> None:

@@ -16,11 +16,10 @@ from dataclasses import dataclass
 from typing import Annotated, Any, Literal, TypeVar
 
 import anyio
-import pydantic_core
 from fastmcp import Context, FastMCP
 from fastmcp.exceptions import ToolError
-from fastmcp.tools import FunctionTool, ToolResult
-from mcp.types import TextContent, ToolAnnotations
+from fastmcp.tools import Tool
+from mcp.types import ToolAnnotations
 from pydantic import Field
 
 from minirag_index import DEFAULT_NEIGHBORS, DEFAULT_TOP_K, MAX_TOP_K
@@ -36,7 +35,6 @@ from minirag_mcp.results import (
     MentionsResult,
     NeighborsResult,
     QueryResult,
-    Result,
     StatusResult,
     SyncJob,
     SyncStarted,
@@ -118,35 +116,22 @@ def tool(
     return record
 
 
-class OneEncodingTool(FunctionTool):
-    """A tool whose result model is turned into its payload once. fastmcp's own conversion
-    encodes a returned model as JSON, parses it back for the structured content, then encodes
-    that again for the text: three encodings of every answer, and for ``read_file`` of a 50 MB
-    document some 150 MB more held while it is sent. Here the model is dumped once and the
-    text is that data encoded once; both are what fastmcp would send."""
-
-    def convert_result(self, raw_value: Any) -> ToolResult:
-        if not isinstance(raw_value, Result):
-            return super().convert_result(raw_value)
-        data = raw_value.dump()
-        text = pydantic_core.to_json(data).decode()
-        return ToolResult(content=[TextContent(type="text", text=text)], structured_content=data)
-
-
 def register_tools(mcp: FastMCP, *, read_only: bool = False) -> None:
     for spec in TOOLS:
         if read_only and not spec.for_readers:
             continue
         hints = ToolAnnotations.model_validate(spec.annotations)
-        made = OneEncodingTool.from_function(
-            spec.fn, description=spec.description, annotations=hints
-        )
+        made = Tool.from_function(spec.fn, description=spec.description, annotations=hints)
         mcp.add_tool(made)
 
 
+APP_KEY = "app"  # where the server's lifespan context holds its AppContext
+
+
 def app_of(ctx: Context) -> AppContext:
-    """The AppContext of the server answering this request."""
-    app: AppContext = ctx.fastmcp.app_context  # type: ignore[attr-defined]
+    """The AppContext of the server answering this request (its lifespan context holds it)."""
+    app = ctx.lifespan_context[APP_KEY]
+    assert isinstance(app, AppContext)
     return app
 
 
