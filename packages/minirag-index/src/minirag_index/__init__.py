@@ -4,7 +4,8 @@ A standalone library: it knows nothing of files, converters or MCP. Hand it a so
 and it embeds and stores them; ask it a question and it fuses vector and keyword rankings.
 """
 
-from minirag_index.embedding.embedder import Embedder, ModelLoadError
+from minirag_index.embedding.embedder import Embedder
+from minirag_index.embedding.load_errors import ModelLoadError
 from minirag_index.embedding.telemetry import keep_onnxruntime_offline
 from minirag_index.errors import MiniragError, StoreUnavailableError
 from minirag_index.heap import tune_process_memory

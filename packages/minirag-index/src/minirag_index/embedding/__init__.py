@@ -3,7 +3,8 @@
 What other packages use is exported here.
 """
 
-from minirag_index.embedding.embedder import Embedder, ModelLoadError, runtime_modules
+from minirag_index.embedding.embedder import Embedder, runtime_modules
+from minirag_index.embedding.load_errors import ModelLoadError
 from minirag_index.embedding.model_spec import ModelSpec
 from minirag_index.embedding.telemetry import keep_onnxruntime_offline
 

