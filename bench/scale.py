@@ -17,7 +17,8 @@ threshold, the keyword indexes fold the new rows in) is timed, and a fresh read-
 the same prose, embedded by the model), the same with a scope and with a ``sources`` filter
 each matching 1% of the documents (p50 and the hits returned), ``sources()`` and the stale
 count (status), a scoped listing (list_files), then vector recall@10 of the store's vector
-search against an exact one (``bypass_vector_index``) on the same queries; RSS and disk size.
+search against an exact one (``bypass_vector_index``) on the same queries; RSS and disk size;
+then find_mentions: its first call and 38 queries over words of every frequency and phrases.
 """
 
 from __future__ import annotations
@@ -237,6 +238,7 @@ def run(args: argparse.Namespace, model: Path, label: str) -> None:
     rss_open = c.rss_mb()
     index = MiniragIndex(settings, read_only=True)
     measure(index, asked, folder, rss_open, args.recall_queries)
+    mentions(index, mention_queries(Words(11)))
 
 
 def measure(index, asked: list[str], folder: Path, rss_before: float | None, rq: int) -> None:
@@ -272,6 +274,34 @@ def measure(index, asked: list[str], folder: Path, rss_before: float | None, rq:
     print(f"\nvector recall@10 against exact search: {got:.3f} ({len(vectors)} queries)")
     print(f"RSS: {rss_before or 0:.0f} MB before opening, {c.rss_mb() or 0:.0f} MB after queries")
     print(f"disk: {disk_mb(folder):,.0f} MB at {folder}")
+
+
+def mention_queries(words: Words) -> list[list[str]]:
+    """find_mentions terms of every frequency: words of 30 ranks from the commonest to the
+    rarest (as they are, as a quoted form, as an open stem), and 8 two-word phrases."""
+    ranks = sorted({int(r) for r in np.geomspace(1, VOCABULARY - 1, 30)})
+    found: list[list[str]] = []
+    for k, rank in enumerate(ranks):
+        word = str(words.words[rank])
+        found.append([[word], [f'"{word}"'], [word[: max(3, len(word) - 2)]]][k % 3])
+    for _ in range(8):
+        a, b = (str(words.words[int(i)]) for i in words.rng.integers(0, 2000, size=2))
+        found.append([f'"{a} {b}"'])
+    return found
+
+
+def mentions(index, queries: list[list[str]]) -> None:
+    """find_mentions: the first call (it builds what it keeps per table version), then each
+    query once; every document counted, none capped (the rule is tested against a brute-force
+    scan by packages/minirag-index/tests/test_mentions_exhaustive.py)."""
+    first, _ = timed(lambda: index.find_mentions(queries[0]), 1)
+    spent, results = timed_each(index.find_mentions, queries[1:])
+    documents = sorted(r.matched_documents for r in results)  # type: ignore[attr-defined]
+    middle = documents[len(documents) // 2]
+    print(f"\nfind_mentions, first call: {first[0] / 1000:.2f} s (builds the per-version view)")
+    print(f"find_mentions, {len(spent)} queries: p50 {pct(spent, 50)}, p95 {pct(spent, 95)}")
+    print(f"documents matched per query: {documents[0]:,} to {documents[-1]:,} (median {middle:,})")
+    print(f"RSS after find_mentions: {c.rss_mb() or 0:.0f} MB")
 
 
 def timed_each(action, queries: list[str]) -> tuple[list[float], list[object]]:
