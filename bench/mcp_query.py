@@ -13,17 +13,18 @@ questions). ``--chunks N`` first grows the index to N chunks with the synthetic 
 bench/latency.py (written straight into the table from this process, folded into the keyword indexes
 with ``refresh()``; the server sees them on its next read, and the warm-up calls open its table).
 
-Prints p50/p95 of the client-side round trip (call_tool sent → result parsed) and the medians
-of the server's parts per call: decode, dispatch, search, payload, convert, respond, encode,
-and the response size; "outside" is the round trip less all of them (the pipes, the
-transport's writes and reads, the client's parsing). Timings depend on the machine's load,
-printed in the header.
+Prints p50/p95 of the client-side round trip (call_tool sent → result parsed) and the medians of the
+server's parts per call: decode, dispatch, search, payload, convert, respond, encode, and the
+response size, and the server's memory at rest; "outside" is the round trip less all of them (the
+pipes, the transport's writes and reads, the client's parsing). Timings depend on the machine's
+load, printed in the header.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import shutil
 import statistics
 import sys
@@ -38,6 +39,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import _common as c
 import latency
+
+sys.path.insert(0, str(c.REPO))
+from testsupport.memory import descendants, pss
+
+QUIET_SECONDS = 3.0  # the server's memory is read this long after the last query
 
 PARTS = ("decode", "dispatch", "search", "payload", "convert", "respond", "encode")
 
@@ -102,11 +108,19 @@ async def run(args, model_dir: Path, work: Path) -> None:
                 )
                 trips.append((time.perf_counter() - started) * 1000)
                 c.tool_json(result)
+            await asyncio.sleep(QUIET_SECONDS)
+            server = descendants(os.getpid())  # the server and its processes, if any
+            quiet_pss = sum(pss(pid) for pid in server) / 2**20
+            quiet_rss = sum(c.rss_mb(pid) or 0 for pid in server)
     parts = server_lines(stderr)[mark:]
     print(f"\n## {len(asked)} XQuAD English dev questions, index of {rows} chunks")
     print(
         f"client round trip: p50 {c.percentile(trips, 50):.1f} ms, "
         f"p95 {c.percentile(trips, 95):.1f} ms (min {min(trips):.1f}, max {max(trips):.1f})"
+    )
+    print(
+        f"server at rest {QUIET_SECONDS:.0f} s after the last query: {quiet_rss:.0f} MB RSS, "
+        f"{quiet_pss:.0f} MB PSS ({len(server)} processes)"
     )
     if len(parts) != len(trips):
         print(f"(the server wrote {len(parts)} timing lines for {len(trips)} calls)")
