@@ -2,16 +2,16 @@
 server spends it.
 
     uv run python bench/mcp_query.py [--model-dir DIR] [--queries 100] [--chunks 17000]
-                                     [--warm-up 5] [--top-k 10] [--docs N]
+                                     [--warm-up 5] [--top-k 10] [--docs N] [--index DIR]
 
-Copies the 240 English XQuAD paragraphs into a temporary document root and starts
-the stdio server with timing hooks (bench/server_timings.py) on it, driven by
-the official MCP client over stdio: ``sync_start`` and ``sync_status`` until the sync ends, then
-the English dev questions through ``query_documents`` (topK 10), one at a time after a few
-warm-up calls. ``--chunks N`` first grows the index to N chunks with the synthetic documents of
-bench/latency.py (written straight into the table from this process, folded into the keyword
-indexes with ``refresh()``; the server sees them on its next read, and the warm-up calls open
-its table).
+Copies the 240 English XQuAD paragraphs into a temporary document root and starts the stdio server
+with timing hooks (bench/server_timings.py) on it, driven by the official MCP client over stdio:
+``sync_start`` and ``sync_status`` until the sync ends, then the English dev questions through
+``query_documents`` (topK 10), one at a time after a few warm-up calls. ``--index DIR`` serves an
+existing index read-only instead (bench/scale.py's ``chunks-1000000``, say; no sync, the same
+questions). ``--chunks N`` first grows the index to N chunks with the synthetic documents of
+bench/latency.py (written straight into the table from this process, folded into the keyword indexes
+with ``refresh()``; the server sees them on its next read, and the warm-up calls open its table).
 
 Prints p50/p95 of the client-side round trip (call_tool sent → result parsed) and the medians
 of the server's parts per call: decode, dispatch, search, payload, convert, respond, encode,
@@ -70,11 +70,12 @@ def server_lines(path: Path) -> list[dict[str, float]]:
 
 
 async def run(args, model_dir: Path, work: Path) -> None:
-    root, db_path = work / "xquad-en", work / "db"
+    root, db_path = work / "xquad-en", args.index or work / "db"
     root.mkdir()
-    for path in sorted(c.data("xquad", "en", "docs").glob("*.txt"))[: args.docs or None]:
-        shutil.copy(path, root / path.name)
-    env = c.server_env(root, db_path, model_dir)
+    if args.index is None:
+        for path in sorted(c.data("xquad", "en", "docs").glob("*.txt"))[: args.docs or None]:
+            shutil.copy(path, root / path.name)
+    env = c.server_env(root, db_path, model_dir, **({"READ_ONLY": "1"} if args.index else {}))
     launcher = str(Path(__file__).with_name("server_timings.py"))
     params = StdioServerParameters(command=sys.executable, args=[launcher], env=env)
     asked = latency.questions(args.queries)
@@ -85,7 +86,8 @@ async def run(args, model_dir: Path, work: Path) -> None:
             ClientSession(read, write) as session,
         ):
             await session.initialize()
-            await c.mcp_synced(session)
+            if args.index is None:
+                await c.mcp_synced(session)
             if args.chunks:
                 await asyncio.to_thread(grow, db_path, work, model_dir, args.chunks)
             for question in asked[: args.warm_up]:
@@ -133,7 +135,16 @@ def main() -> None:
     parser.add_argument("--top-k", type=int, default=10)
     parser.add_argument("--chunks", type=int, default=0, help="grow the index to this many")
     parser.add_argument("--docs", type=int, default=0, help="only the first N paragraphs (a check)")
+    parser.add_argument(
+        "--index",
+        type=Path,
+        help="an existing index (bench/scale.py's) served read-only instead of the XQuAD sync; "
+        "its model is <index>/../test-model unless --model-dir",
+    )
     args = parser.parse_args()
+    if args.index is not None:
+        args.index = args.index.resolve()
+        args.model_dir = args.model_dir or args.index.parent / "test-model"
     work = Path(tempfile.mkdtemp(prefix="minirag-bench-mcp-query-"))
     try:
         model_dir, label = c.model_folder(args.model_dir, work)

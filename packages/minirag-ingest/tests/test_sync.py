@@ -16,10 +16,10 @@ import pytest
 
 from minirag_ingest.chunking import SCHEME_VERSION
 from minirag_ingest.document.pipeline import Pipeline
+from minirag_ingest.sync import reindex as sync_reading
+from minirag_ingest.sync import run as sync_module
 from minirag_ingest.sync.lock import SyncLocked
 from minirag_ingest.sync.run import SyncReport, sync
-from minirag_ingest.sync.run import reindex as sync_reading
-from minirag_ingest.sync.run import run as sync_module
 
 
 def write_notes(folder: Path, count: int, prefix: str = "note") -> list[Path]:
@@ -545,8 +545,8 @@ SYNC_SUBPROCESS = textwrap.dedent(
     """
     import sys
     from minirag_index import IndexSettings, MiniragIndex
-    from minirag_ingest.sync.run import run as sync_module
-    from minirag_ingest.sync.run import reindex as sync_reading
+    from minirag_ingest.sync import run as sync_module
+    from minirag_ingest.sync import reindex as sync_reading
     from minirag_ingest.document.pipeline import Pipeline
     from minirag_ingest.files.roots import Roots
     from minirag_ingest.settings import load_settings
