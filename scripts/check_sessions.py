@@ -14,6 +14,8 @@ checked.
 from __future__ import annotations
 
 import ast
+import contextlib
+import io
 import sys
 from collections import Counter
 from pathlib import Path
@@ -63,11 +65,14 @@ class Collector:
 
 
 def collect() -> dict[str, set[str]]:
+    """Every collected test's node id and marker names; pytest's own output only on failure."""
     collector = Collector()
     dirs = [str(ROOT / "packages" / name / "tests") for name in PACKAGES]
     args = ["--collect-only", "-q", "-p", "no:cacheprovider", f"--rootdir={ROOT}", *dirs]
-    status = pytest.main(args, plugins=[collector])
+    with contextlib.redirect_stdout(io.StringIO()) as output:
+        status = pytest.main(args, plugins=[collector])
     if status not in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED):
+        print(output.getvalue())
         sys.exit(f"collecting the tests failed (pytest exit status {int(status)})")
     return collector.items
 
@@ -86,7 +91,7 @@ def runs(selection: Selection, items: dict[str, set[str]]) -> dict[str, list[str
 def main() -> int:
     where = runs(sessions(), collect())
     counts = Counter(name for names in where.values() for name in names)
-    print(f"\n{len(where)} tests collected; per session: {dict(sorted(counts.items()))}")
+    print(f"{len(where)} tests collected; per session: {dict(sorted(counts.items()))}")
     print(f"run in more than one session: {sum(len(n) > 1 for n in where.values())}")
     nowhere = sorted(nodeid for nodeid, names in where.items() if not names)
     for nodeid in nowhere:
