@@ -122,7 +122,8 @@ def pytest(session: nox.Session) -> None:
     """This session's tests (TESTS); arguments after `--` go to pytest."""
     packages, marks = TESTS[session.name]
     dirs = [str(PKG / package / "tests") for package in packages]
-    session.run("pytest", *dirs, "-m", marks, *session.posargs)
+    # The slowest tests named at the end: where the session's time goes.
+    session.run("pytest", *dirs, "-m", marks, "--durations=10", *session.posargs)
 
 
 @nox.session
