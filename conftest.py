@@ -22,6 +22,19 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("FASTMCP_CHECK_FOR_UPDATES", "off")
 
 
+# The packages that are extras: their tests carry the extra's marker, so the nox session with
+# the extra runs them (see the top of noxfile.py).
+EXTRA_PACKAGES = {"minirag-ocr": "ocr", "minirag-classify": "classify"}
+
+
+@pytest.hookimpl(tryfirst=True)  # before -m deselects
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        for package, extra in EXTRA_PACKAGES.items():
+            if package in item.path.parts:
+                item.add_marker(extra)
+
+
 def build_test_model_dir(target: Path) -> Path:
     """The test model in ``target`` (see testsupport/models.py); skips when it is missing."""
     from testsupport.models import TestModelMissing

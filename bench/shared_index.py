@@ -12,7 +12,7 @@ trips). For each, a no-op re-sync (nothing changed: every file is stat'ed and sk
 
 The object-store index reads with its default read-consistency interval (5 s): a search checks
 for newer commits at most that often, which is what a team's read-only servers do. Needs the
-[s3] extra and moto[server] (both in the dev group).
+[s3] extra (in the dev group) and moto: ``uv run --group s3 python bench/shared_index.py``.
 """
 
 from __future__ import annotations

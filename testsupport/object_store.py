@@ -28,7 +28,7 @@ def missing() -> str | None:
     if importlib.util.find_spec("obstore") is None:
         return "needs the [s3] extra (minirag-ingest[s3]: obstore is not installed)"
     if importlib.util.find_spec("moto") is None:
-        return "needs moto[server] (the dev group) for a loopback S3 server"
+        return "needs moto for a loopback S3 server: uv sync --group s3"
     return None
 
 

@@ -21,6 +21,8 @@ from minirag_index.packaged.prepare import (
 )
 from testsupport.models import offline_model_missing
 
+pytestmark = pytest.mark.offline_model
+
 needs_extra = pytest.mark.skipif(
     offline_model_missing() is not None, reason=offline_model_missing() or ""
 )

@@ -14,9 +14,6 @@ from minirag_ingest.conversion.convert import ConversionError, convert_file
 from minirag_ingest.sync.run import sync
 from testsupport.documents import docx_bytes
 
-# Behaviour no installed extra changes: the base nox session runs it.
-pytestmark = pytest.mark.install_independent
-
 FILES = Path(__file__).parent / "files"
 
 

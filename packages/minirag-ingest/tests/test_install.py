@@ -22,6 +22,8 @@ from minirag_ingest.extras.install import (
     workspace_root,
 )
 
+pytestmark = [pytest.mark.ocr, pytest.mark.classify, pytest.mark.s3, pytest.mark.offline_model]
+
 GIT = {
     "url": "https://example.org/team/minirag-mcp.git",
     "vcs_info": {"vcs": "git", "commit_id": "0" * 40, "requested_revision": "v0.2.0"},

@@ -28,6 +28,8 @@ from minirag_ingest.sync.run import sync
 from testsupport.embedding import count_passages
 from testsupport.object_store import SECRET, S3Server
 
+pytestmark = pytest.mark.s3
+
 DOCS = {
     "turbines.md": "# Turbine maintenance\n\nThe turbine gearbox needs oil every 400 hours. "
     "Bearings are checked for wear and the rotor blades for cracks.\n",

@@ -26,6 +26,8 @@ from testsupport.embedding import count_passages
 from testsupport.object_store import SECRET, S3Server
 from testsupport.relay import TcpRelay, tcp_relay
 
+pytestmark = pytest.mark.s3
+
 DOCS = {
     "turbines.md": "# Turbines\n\nThe turbine gearbox needs oil every 400 hours.\n",
     "harbour.md": "# Harbour\n\nContainer cranes unload the freight convoy at dawn.\n",

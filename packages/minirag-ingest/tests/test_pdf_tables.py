@@ -22,9 +22,6 @@ from minirag_ingest.document.pipeline import Pipeline
 from testsupport.documents import pdf_with_ruled_tables
 from testsupport.pdf_check import page_letters, words_not_on
 
-# Behaviour no installed extra changes: the base nox session runs it.
-pytestmark = pytest.mark.install_independent
-
 FILES = Path(__file__).parent / "files" / "markitdown"
 
 PROSE = [

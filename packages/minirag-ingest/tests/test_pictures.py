@@ -27,9 +27,6 @@ from testsupport.pictures import (
     rule_picture,
 )
 
-# Behaviour no installed extra changes: the base nox session runs it.
-pytestmark = pytest.mark.install_independent
-
 MAX = 50_000_000
 
 

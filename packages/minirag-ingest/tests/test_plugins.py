@@ -13,6 +13,8 @@ from minirag_ingest.extras import plugins
 from minirag_ingest.extras.install import install_hint
 from minirag_ingest.extras.plugins import CLASSIFY, OCR, Found, find, missing_extra, registered
 
+pytestmark = [pytest.mark.ocr, pytest.mark.classify]
+
 
 class FakeEntryPoint:
     def __init__(self, name: str, target: object = None, error: Exception | None = None):

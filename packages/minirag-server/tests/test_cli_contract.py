@@ -11,7 +11,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 from fastmcp import Client
 
 from minirag_mcp.config import load_config
@@ -25,10 +24,6 @@ TOOL_WORDS = ("sync_start", "ingest_file", "list_files", "filePath", "chunkIndex
 # is refused rather than decoded (minirag_ingest.files.text_encoding).
 UNDECODABLE = bytes([0x81, 0x8D, 0xFF, 0x90, 0x9D, 0xC3, 0x80, 0xFE, 0xC0, 0xF5] * 20)
 
-# Exit statuses and messages of the command itself, which no extra changes: only the base
-# session runs these (see noxfile.py).
-cli_only = pytest.mark.install_independent
-
 
 def outcome(*args: str) -> tuple[int, int, dict]:
     """The exit status without --json, with it, and the --json output parsed."""
@@ -37,7 +32,6 @@ def outcome(*args: str) -> tuple[int, int, dict]:
     return plain.returncode, as_json.returncode, json.loads(as_json.stdout)
 
 
-@cli_only
 def test_exit_status_is_the_same_with_and_without_json(env: dict, docs: Path, monkeypatch) -> None:
     assert outcome("list")[:2] == (0, 0)
 
@@ -72,7 +66,6 @@ def test_json_mode_prints_every_failure_as_one_object_on_stdout(env: dict, docs:
     assert usage.returncode == 2 and "TERM" in json.loads(usage.stdout)["error"]
 
 
-@cli_only
 def test_messages_name_the_command_and_the_flags_that_were_typed(env: dict, docs: Path) -> None:
     alpha = str(docs / "alpha.md")
     missing = cli_process("read", alpha)
@@ -105,7 +98,6 @@ def test_messages_name_the_command_and_the_flags_that_were_typed(env: dict, docs
     assert neither.returncode == 2 and "PATH" in neither.stderr and "--source" in neither.stderr
 
 
-@cli_only
 def test_a_missing_root_or_an_index_path_that_is_a_file_is_refused_creating_nothing(
     env: dict, tmp_path: Path
 ) -> None:
@@ -130,7 +122,6 @@ def test_a_missing_root_or_an_index_path_that_is_a_file_is_refused_creating_noth
     assert a_file.read_text(encoding="utf-8") == "not an index"
 
 
-@cli_only
 def test_a_model_that_cannot_load_names_the_file_and_fails_every_file(
     env: dict, docs: Path, model_dir: Path, tmp_path: Path
 ) -> None:
@@ -173,7 +164,6 @@ def test_a_closed_pipe_ends_the_command_quietly(env: dict, docs: Path) -> None:
     assert "Traceback" not in err and "BrokenPipe" not in err, err
 
 
-@cli_only
 def test_folder_ingest_prints_the_counts_and_carries_them_in_json(env: dict, docs: Path) -> None:
     result = cli_process("ingest", str(docs))
     assert result.returncode == 0, result.stderr
@@ -189,7 +179,6 @@ def test_folder_ingest_prints_the_counts_and_carries_them_in_json(env: dict, doc
     assert "PDFPasswordIncorrect" not in error["reason"]
 
 
-@cli_only
 def test_undecodable_characters_are_reported_once_naming_the_file(env: dict, docs: Path) -> None:
     page = docs / "garbled.html"
     page.write_bytes(b"<html><body><p>Readable words. " + UNDECODABLE + b"</p></body></html>")

@@ -14,9 +14,6 @@ import pytest
 
 from testsupport.mcp import cli_process
 
-# Behaviour no installed extra changes: the base nox session runs it.
-pytestmark = pytest.mark.install_independent
-
 DEADLINE = 120.0  # seconds: an upper bound against a hang, not a speed claim
 
 

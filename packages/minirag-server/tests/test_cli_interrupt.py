@@ -26,7 +26,6 @@ from testsupport.mcp import cli_process
 
 pytestmark = [
     pytest.mark.slow,
-    pytest.mark.install_independent,
     pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads /proc"),
 ]
 

@@ -7,11 +7,6 @@ import os
 import subprocess
 import sys
 
-import pytest
-
-# Behaviour no installed extra changes: the base nox session runs it.
-pytestmark = pytest.mark.install_independent
-
 PROBE = """
 from minirag_mcp.commands import show_library_warnings
 from minirag_index import StoreUnavailableError

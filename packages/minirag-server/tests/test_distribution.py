@@ -111,6 +111,7 @@ def test_server_json_declares_every_configuration_variable() -> None:
         assert variable.get("format", "string") in {"string", "number", "boolean", "filepath"}
 
 
+@pytest.mark.ocr
 def test_server_json_defaults_are_the_code_defaults() -> None:
     pytest.importorskip("minirag_ingest")
     from minirag_index import settings as index_settings

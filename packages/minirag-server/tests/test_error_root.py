@@ -13,6 +13,8 @@ import pytest
 from minirag_index.errors import MiniragError
 from minirag_mcp.wording import error_message
 
+pytestmark = [pytest.mark.ocr, pytest.mark.classify]
+
 PACKAGES = ("minirag_index", "minirag_ingest", "minirag_mcp", "minirag_ocr", "minirag_classify")
 
 

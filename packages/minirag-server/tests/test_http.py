@@ -30,8 +30,6 @@ DOCS = {
     "notes.txt": "Meeting notes: the budget review moved to Thursday.\n",
 }
 
-pytestmark = pytest.mark.install_independent
-
 TOKEN = "t0ken-for-the-http-tests-0123456789"
 READ_TOOLS = {
     "query_documents",

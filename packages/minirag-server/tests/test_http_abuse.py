@@ -24,8 +24,6 @@ from fastmcp.client.auth import BearerAuth
 from testsupport.http_server import INITIALIZE, MCP_HEADERS, HttpServer, http_server
 from testsupport.mcp import call
 
-pytestmark = pytest.mark.install_independent
-
 ALICE = "alice-token-0123456789abcdef"
 BOB = "bob-token-0123456789abcdefgh"
 TRUSTED_PROXY = "127.0.0.2"

@@ -17,6 +17,8 @@ from testsupport.http_server import http_server
 from testsupport.mcp import call
 from testsupport.object_store import S3Server
 
+pytestmark = pytest.mark.s3
+
 TOKEN = "t0ken-for-the-s3-http-test-0123456789"
 
 

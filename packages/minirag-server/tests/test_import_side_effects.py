@@ -11,8 +11,7 @@ import sys
 
 import pytest
 
-# Behaviour no installed extra changes: the base nox session runs it.
-pytestmark = pytest.mark.install_independent
+pytestmark = [pytest.mark.ocr, pytest.mark.classify]  # installed plug-ins must stay unloaded
 
 PROBE = r"""
 import ctypes, json, os, sys, tempfile, threading

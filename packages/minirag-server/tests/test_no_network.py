@@ -28,6 +28,8 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from testsupport.documents import docx_bytes, pdf_with_pages
 
+pytestmark = pytest.mark.all_extras
+
 WATCH_SECONDS = 60
 SYSCALLS = "connect,sendto,sendmsg,sendmmsg"
 INET = re.compile(r"sa_family=AF_INET6?\b")

@@ -23,7 +23,7 @@ from testsupport.mcp import call, error_of
 from testsupport.object_store import SECRET, S3Server
 from testsupport.relay import TcpRelay, tcp_relay
 
-pytestmark = pytest.mark.slow  # every read of a store that is down waits out its retries
+pytestmark = [pytest.mark.slow, pytest.mark.s3]  # reads of a down store wait out retries
 
 EMPTY_WORDS = ("index is empty", "nothing has been synced", "not_indexed", "documents: 0")
 

@@ -14,6 +14,8 @@ from minirag_mcp.server import create_app
 from testsupport.mcp import call, synced
 from testsupport.object_store import SECRET, S3Server
 
+pytestmark = pytest.mark.s3
+
 
 @pytest.fixture
 def s3_env(env: dict, s3_server: S3Server, monkeypatch: pytest.MonkeyPatch) -> str:

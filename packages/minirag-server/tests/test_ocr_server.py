@@ -32,6 +32,8 @@ from minirag_mcp.server import create_app
 from testsupport.documents import blank_pdf, page_image, pdf_with_pages
 from testsupport.mcp import call, cli, error_of, synced
 
+pytestmark = pytest.mark.ocr
+
 INSTALL = install_hint("ocr")  # the command for this install (a clone: uv sync)
 PHOTO_TEXT = "Whiteboard photo listing the quarterly budget for the cafeteria"
 PAGE_TEXT = "Recognised scan about turbine blades and their replacement schedule"

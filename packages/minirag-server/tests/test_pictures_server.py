@@ -29,6 +29,8 @@ from testsupport.pictures import (
     word_picture,
 )
 
+pytestmark = pytest.mark.ocr
+
 
 def write_documents(docs: Path) -> tuple[Path, Path]:
     """A .docx whose screenshot holds a form code, and a slide whose picture names a valve;

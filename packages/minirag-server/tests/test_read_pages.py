@@ -18,9 +18,6 @@ from minirag_mcp.results import DocumentText
 from minirag_mcp.server import create_app
 from testsupport.mcp import call, cli, error_of, synced
 
-# Behaviour no installed extra changes: the base nox session runs it.
-pytestmark = pytest.mark.install_independent
-
 
 def test_pages_join_to_the_text_and_end_at_line_breaks_when_they_can() -> None:
     text = "".join(f"line {n} of the report, with ü and 😀 in it\n" for n in range(2000))

@@ -22,6 +22,8 @@ import pytest
 
 from testsupport.models import offline_model_missing
 
+pytestmark = pytest.mark.offline_model
+
 ROOT = Path(__file__).resolve().parents[3]
 README = ROOT / "README.md"
 MARKED = re.compile(r"<!-- readme-test: ([\w-]+) -->\s*```bash\n(.*?)```", re.S)

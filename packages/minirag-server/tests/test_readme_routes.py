@@ -15,9 +15,6 @@ from pathlib import Path
 
 import pytest
 
-# Behaviour no installed extra changes: the base nox session runs it.
-pytestmark = pytest.mark.install_independent
-
 ROOT = Path(__file__).parents[3]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 COMMANDS = [

@@ -16,9 +16,6 @@ from minirag_mcp.config import load_config
 from minirag_mcp.server import create_app
 from testsupport.mcp import call, cli_process, error_of, synced
 
-# Behaviour no installed extra changes: the base nox session runs it.
-pytestmark = pytest.mark.install_independent
-
 TOOLS = {
     "query_documents": {"query": "tomatoes"},
     "find_mentions": {"terms": ["tomatoes"]},

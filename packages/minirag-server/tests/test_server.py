@@ -116,6 +116,7 @@ def test_append_reaches_the_client(env: dict, monkeypatch: pytest.MonkeyPatch) -
     run(go())
 
 
+@pytest.mark.ocr
 def test_round_trip(env: dict, docs: Path) -> None:
     alpha = str(docs / "alpha.md")
 

@@ -8,15 +8,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import pytest
 from fastmcp import Client
 
 from minirag_mcp.config import load_config
 from minirag_mcp.server import create_app
 from testsupport.mcp import call, error_of
-
-# Behaviour no installed extra changes: the base nox session runs it.
-pytestmark = pytest.mark.install_independent
 
 READ_ONLY_ANSWER = (
     "'sync_start' is not available: this server is read-only (READ_ONLY=1): sync, ingest and "

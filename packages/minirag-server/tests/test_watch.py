@@ -18,8 +18,6 @@ import pytest
 
 from testsupport.mcp import stdio_session
 
-pytestmark = pytest.mark.install_independent
-
 DEADLINE = 120.0  # seconds: an upper bound against a hang, not a speed claim
 QUIET = "0.3"
 
