@@ -19,12 +19,7 @@ import tomllib
 from importlib.metadata import version
 from pathlib import Path
 
-import pytest
-
 from minirag_mcp.connections import ConnectionGuard, guarded_protocol
-
-# Behaviour no installed extra changes: the base nox session runs it.
-pytestmark = pytest.mark.install_independent
 
 PACKAGE = Path(__file__).resolve().parents[1]
 
