@@ -33,24 +33,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _common as c
 from resync import generate
 
-
-def tree(pid: int) -> list[int]:
-    """``pid`` and every process below it."""
-    parents: dict[int, list[int]] = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                stat = (entry / "stat").read_text()
-            except OSError:
-                continue
-            parent = int(stat.rsplit(")", 1)[1].split()[1])
-            parents.setdefault(parent, []).append(int(entry.name))
-    found, todo = [], [pid]
-    while todo:
-        current = todo.pop()
-        found.append(current)
-        todo += parents.get(current, [])
-    return found
+sys.path.insert(0, str(c.REPO))
+from testsupport.memory import descendants, pss
 
 
 def kb(path: Path, field: str) -> int:
@@ -77,10 +61,10 @@ class TreeSampler:
 
     def _run(self) -> None:
         while not self._stop.is_set():
-            pids = tree(self.pid)
-            pss = sum(kb(Path(f"/proc/{p}/smaps_rollup"), "Pss") for p in pids) / 1024
+            pids = [self.pid, *descendants(self.pid)]
+            pss_mb = sum(pss(p) for p in pids) / 2**20
             rss = sum(kb(Path(f"/proc/{p}/status"), "VmRSS") for p in pids) / 1024
-            self.pss_mb = max(self.pss_mb, pss)
+            self.pss_mb = max(self.pss_mb, pss_mb)
             self.rss_mb = max(self.rss_mb, rss)
             self.processes = max(self.processes, len(pids))
             self._stop.wait(0.1)
