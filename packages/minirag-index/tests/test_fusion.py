@@ -41,3 +41,27 @@ def test_max_distance_drops_far_hits_and_hits_without_distance():
 
 def test_max_files_keeps_first_distinct_sources():
     assert first_sources(["a", "b", "a", "c", "b"], 2) == [True, True, True, False, True]
+
+
+def test_hits_get_their_text_from_their_sections_and_a_vanished_chunk_drops_its_hit():
+    from minirag_index.results import Hit
+    from minirag_index.search.hybrid import with_text
+    from minirag_index.storage.schema import StoredChunk
+
+    def hit(source: str, index: int, parent: str) -> Hit:
+        return Hit("", source, "", index, 0.5, 0.1, parent)
+
+    def chunk(source: str, index: int, parent: str, text: str) -> StoredChunk:
+        return StoredChunk(source, f"Title of {source}", index, 0, parent, text, 0, "\n\n", "3")
+
+    sections = {
+        "a#0": [chunk("/d/a.md", 0, "a#0", "alpha one"), chunk("/d/a.md", 1, "a#0", "alpha two")],
+        "b#0": [chunk("/d/b.md", 0, "b#0", "beta")],
+    }
+    hits = [hit("/d/a.md", 1, "a#0"), hit("/d/c.md", 4, "c#0"), hit("/d/b.md", 0, "b#0")]
+    filled = with_text(hits, sections)
+    assert [(h.source, h.text, h.title, h.pages) for h in filled] == [
+        ("/d/a.md", "alpha two", "Title of /d/a.md", "3"),
+        ("/d/b.md", "beta", "Title of /d/b.md", "3"),
+    ]
+    assert [h.score for h in filled] == [0.5, 0.5]

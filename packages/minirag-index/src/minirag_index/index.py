@@ -15,6 +15,7 @@ from minirag_index.heap import release_freed_memory
 from minirag_index.results import LookAlike, NeighborChunk, SearchResult
 from minirag_index.search.filters import sources_filter_sql
 from minirag_index.search.hybrid import (
+    CANDIDATE_COLUMNS,
     DEFAULT_TOP_K,
     apply_tuning,
     candidate_count,
@@ -22,6 +23,7 @@ from minirag_index.search.hybrid import (
     fuse,
     search_filter,
     sources_in_rank_order,
+    with_text,
 )
 from minirag_index.search.reconstruct import document_parts, rebuild_section
 from minirag_index.search.scope import in_scope, scope_filter_sql, sql_string
@@ -43,7 +45,7 @@ if TYPE_CHECKING:  # numpy-backed; imported on first use so opening an index sta
     from minirag_index.search.mentions import MentionResult
     from minirag_index.storage.store import Vector
 
-SECTION_CACHE_LIMIT = 5_000  # rebuilt sections kept per table version
+SECTION_CACHE_LIMIT = 5_000  # sections' chunks kept per table version
 DEFAULT_NEIGHBORS = 2  # chunks read on each side of a hit, unless asked for others
 DEFAULT_EMBED_SLICE = 512  # chunks embedded per call when a caller does not say
 
@@ -258,10 +260,12 @@ class MiniragIndex:
             return SearchResult([], [], {}, notice=notice)
         hits = fuse(vector_rows, keyword_rows, self.settings.RAG_HYBRID_WEIGHT)
         hits = apply_tuning(hits, self.settings)[:top_k]
+        sections = self.section_chunks([h.parent_id for h in hits], version)
+        hits = with_text(hits, sections)  # the candidates were read without it
         return SearchResult(
             hits=hits,
             sources=sources_in_rank_order(hits),
-            parents=self.sections([h.parent_id for h in hits], version),
+            parents={pid: rebuild_section(chunks) for pid, chunks in sections.items()},
             keyword_error=keyword_error,
             version=version,
         )
@@ -269,8 +273,7 @@ class MiniragIndex:
     def _candidates(
         self, query: str, n: int, where: str | None, version: Version
     ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], str | None]:
-        """Both sides' ``n`` best rows (the keyword side in its thread, beside embedding the
-        query), and why the keyword side failed, if it did (reported, never swallowed)."""
+        """Both sides' ``n`` best rows (keywords in a thread), and why the keyword side failed."""
         weight = self.settings.RAG_HYBRID_WEIGHT
         future = (
             self._keyword_pool.submit(self.keyword_rows, query, n, where, version)
@@ -300,33 +303,34 @@ class MiniragIndex:
     ) -> list[dict[str, Any]]:
         """The vector side of a search: the ``limit`` nearest chunks, with ``_distance``
         (LanceDB's: squared L2), among those ``where`` selects."""
-        known = None if version is READ else version
-        return self.store.vector_search(vector, limit, where, version=known)
+        known, keys = None if version is READ else version, CANDIDATE_COLUMNS
+        return self.store.vector_search(vector, limit, where, version=known, columns=keys)
 
     def keyword_rows(
         self, query: str, limit: int, where: str | None, version: Version = READ
     ) -> list[dict[str, Any]]:
         """The keyword (BM25) side of a search: the ``limit`` best chunks, with ``_score``."""
-        searchable = self._views.get("keyword columns", self.store.keyword_columns, version)
-        return self.store.keyword_search(query, limit, where, searchable=searchable)
+        indexed = self._views.get("keyword columns", self.store.keyword_columns, version)
+        return self.store.keyword_search(query, limit, where, CANDIDATE_COLUMNS, searchable=indexed)
 
     # -- reading back ----------------------------------------------------------------------
     def sections(self, parent_ids: Sequence[str], version: Version = READ) -> dict[str, str]:
         """The text of each named section (parentId → section), rebuilt from its chunks."""
+        return {p: rebuild_section(c) for p, c in self.section_chunks(parent_ids, version).items()}
+
+    def section_chunks(
+        self, parent_ids: Sequence[str], version: Version = READ
+    ) -> dict[str, list[StoredChunk]]:
+        """The chunks of each named section (parentId → chunks), kept per table version."""
         wanted = list(dict.fromkeys(parent_ids))
-        if not wanted:
-            return {}
-        # Sections rebuilt earlier stay valid until the table changes.
-        known: dict[str, str] = self._views.get("sections", dict, version)
+        known: dict[str, list[StoredChunk]] = self._views.get("sections", dict, version)
         missing = [pid for pid in wanted if pid not in known]
         if missing:
             where = "parent_id IN (" + ", ".join(sql_string(p) for p in missing) + ")"
-            by_parent: dict[str, list[StoredChunk]] = {}
-            for chunk in self.store.chunks(where):
-                by_parent.setdefault(chunk.parent_id, []).append(chunk)
             if len(known) > SECTION_CACHE_LIMIT:
                 known.clear()
-            known.update((pid, rebuild_section(chunks)) for pid, chunks in by_parent.items())
+            for chunk in self.store.chunks(where):
+                known.setdefault(chunk.parent_id, []).append(chunk)
         return {pid: known[pid] for pid in wanted if pid in known}
 
     def source_chunks(self, source: str) -> list[StoredChunk]:

@@ -7,7 +7,8 @@ hits, and the distance, grouping and file cuts applied after.
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from minirag_index.results import Hit, SourceHits
@@ -17,9 +18,14 @@ from minirag_index.search.scope import scope_filter_sql
 
 if TYPE_CHECKING:
     from minirag_index.settings import IndexSettings
+    from minirag_index.storage.schema import StoredChunk
 
 MAX_TOP_K = 100
 DEFAULT_TOP_K = 10
+#: What each side of a search reads of its candidates. Their text, title and pages come from
+#: the sections read for the final hits: at a million chunks, reading the text of 2 x 40
+#: candidates cost about 10 ms a side (docs/benchmarks.md, "Search").
+CANDIDATE_COLUMNS = ["source", "chunk_index", "parent_id"]
 
 
 def candidate_count(top_k: int) -> int:
@@ -68,17 +74,30 @@ def fuse(
     fused = rrf_fuse([key(r) for r in vector_rows], [key(r) for r in keyword_rows], weight)
     return [
         Hit(
-            text=rows[f.key]["text"],
+            text=rows[f.key].get("text", ""),
             source=rows[f.key]["source"],
-            title=rows[f.key]["title"],
+            title=rows[f.key].get("title", ""),
             chunk_index=rows[f.key]["chunk_index"],
             score=f.score,
             distance=distance.get(f.key),
             parent_id=rows[f.key]["parent_id"],
-            pages=rows[f.key]["pages"],
+            pages=rows[f.key].get("pages"),
         )
         for f in fused
     ]
+
+
+def with_text(hits: list[Hit], sections: Mapping[str, Sequence[StoredChunk]]) -> list[Hit]:
+    """``hits`` with the text, title and pages of their chunks, found among the chunks of
+    their sections; a hit whose chunk is no longer there (the table changed between the two
+    reads) is left out."""
+    chunks = {(c.source, c.chunk_index): c for section in sections.values() for c in section}
+    found = []
+    for hit in hits:
+        chunk = chunks.get((hit.source, hit.chunk_index))
+        if chunk is not None:
+            found.append(replace(hit, text=chunk.text, title=chunk.title, pages=chunk.pages))
+    return found
 
 
 def apply_tuning(hits: list[Hit], settings: IndexSettings) -> list[Hit]:

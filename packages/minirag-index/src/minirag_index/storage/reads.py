@@ -144,16 +144,17 @@ def vector_search(
     limit: int,
     where: str | None,
     partitions: int | None,
+    columns: list[str] | None = None,
 ) -> list[dict[str, Any]]:
     """The ``limit`` nearest chunks among those ``where`` selects (a pre-filter), with
-    ``_distance``; ``partitions``: how many of the vector index's are searched."""
+    ``columns`` (default: the chunk columns) and ``_distance``; ``partitions``: how many of the
+    vector index's are searched."""
     query = table.search(list(vector), vector_column_name="vector")
     query = vector_index.tuned(query, partitions)
     if where:
         query = query.where(where, prefilter=True)
-    found: list[dict[str, Any]] = (
-        query.select([*CHUNK_COLUMNS, "_distance"]).limit(limit).to_arrow().to_pylist()
-    )
+    wanted = [*(columns or CHUNK_COLUMNS), "_distance"]
+    found: list[dict[str, Any]] = query.select(wanted).limit(limit).to_arrow().to_pylist()
     return found
 
 

@@ -398,15 +398,22 @@ class Store:
         return [StoredChunk(**r) for r in rows]
 
     def vector_search(
-        self, vector: Vector, limit: int, where: str | None, *, version: int | None = None
+        self,
+        vector: Vector,
+        limit: int,
+        where: str | None,
+        *,
+        version: int | None = None,
+        columns: list[str] | None = None,
     ) -> list[dict[str, Any]]:
         """The ``limit`` nearest chunks among those ``where`` selects (a pre-filter), with
-        ``_distance``. ``version``: the table version the caller has just read, if it has."""
+        ``columns`` (default: the chunk columns) and ``_distance``. ``version``: the table
+        version the caller has just read, if it has."""
         table = self.table()
         if table is None:
             return []
         partitions = self._index_partitions(table, version)
-        return reads.vector_search(table, vector, limit, where, partitions)
+        return reads.vector_search(table, vector, limit, where, partitions, columns)
 
     def _index_partitions(self, table: Any, version: int | None) -> int | None:
         """:func:`vector_index.searched_partitions`, read once per table version."""
