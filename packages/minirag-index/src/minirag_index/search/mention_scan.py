@@ -73,22 +73,26 @@ def build_view(batches: Iterable[pa.RecordBatch]) -> MentionView:
     for batch in batches:
         grouped = pa.table({"s": batch.column("source"), "t": batch.column("title")})
         per_source = grouped.group_by("s").aggregate([("t", "max")])
+        batch_docs = []  # the document number of each of per_source's sources
         for source, title in zip(
             per_source.column("s").to_pylist(), per_source.column("t_max").to_pylist(), strict=True
         ):
             d = doc_of.get(source)
             if d is None:
-                doc_of[source] = len(titles)
+                d = doc_of[source] = len(titles)
                 titles.append(title or "")
             elif title and not titles[d]:
                 titles[d] = title
+            batch_docs.append(d)
         keyed = batch.filter(pc.is_valid(batch.column(mc.KEY_COLUMN)))
         if keyed.num_rows:
-            known = pa.array(list(doc_of), pa.string())
-            docs = pc.index_in(keyed.column("source"), value_set=known)
+            # Looked up among this batch's sources only: against every source seen so far,
+            # the first call at a million chunks spent seconds rebuilding that set per batch.
+            local = pc.index_in(keyed.column("source"), value_set=per_source.column("s"))
+            docs = np.asarray(batch_docs, dtype=np.int64)[local.to_numpy(zero_copy_only=False)]
             parts.append(
                 (
-                    docs.to_numpy(zero_copy_only=False).astype(np.int64),
+                    docs,
                     keyed.column("section").to_numpy(zero_copy_only=False).astype(np.int64),
                     keyed.column(mc.KEY_COLUMN).to_numpy(zero_copy_only=False),
                     keyed.column("chunk_index").to_numpy(zero_copy_only=False).astype(np.int64),
