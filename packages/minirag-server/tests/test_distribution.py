@@ -172,6 +172,7 @@ def test_no_torch_cuda_or_triton_is_locked_into_any_environment() -> None:
     assert set(found) == {
         "group dev",
         "group classify",
+        "group s3",
         "minirag-mcp[classify,ocr,offline-model,s3]",
     }
     assert found == {environment: [] for environment in found}

@@ -27,7 +27,7 @@ from minirag_ingest.settings import DEFAULT_MIN_CHARS_PER_PAGE
 _HASH_BLOCK = 1 << 20
 # Loggers whose warnings about a file are handed back with its FileRead, naming the file as the
 # caller knows it (not the pinned path the converter saw): a worker's own log goes nowhere.
-RELAYED_LOGGERS = ("minirag_ingest.conversion.convert",)
+RELAYED_LOGGERS = ("minirag_ingest.conversion.convert", "minirag_ingest.conversion.markitdown_run")
 
 
 @dataclass(frozen=True)
