@@ -123,19 +123,28 @@ def test_a_store_cut_off_between_its_commits_loses_nothing_and_is_seen_as_double
     assert index.stored_twice(["/d/big.txt"]) == {"/d/big.txt"}  # the next sync repairs it
 
 
-def test_a_reader_never_sees_a_large_source_missing_or_part_stored(tmp_path, small_merges):
+@pytest.mark.parametrize(
+    ("setting", "small", "big"), [("small_merges", 8, 12), ("large_table", 3, 5)]
+)
+def test_a_reader_never_sees_a_source_missing_or_part_stored(
+    tmp_path, request, setting, small, big
+):
+    """A large source, or any source of a large table: stored in two commits."""
+    request.getfixturevalue(setting)
     writer = Store(tmp_path / "db")
-    writer.replace_source(doc(), chunks(8, "v0"), vectors(8))
+    writer.replace_source(SourceDoc("/d/other.md"), chunks(4, "other"), vectors(4))
+    writer.replace_source(doc(), chunks(small, "v0"), vectors(small))
 
     def write() -> None:
         for i in range(20):
-            n = 8 if i % 2 else 12
+            n = small if i % 2 else big
             writer.replace_source(doc(), chunks(n, f"v{i}"), vectors(n))
 
     seen = counts_seen_while(tmp_path / "db", "source = '/d/big.txt'", write)
     assert len(seen) > 10
     # the old version, the new one, or for a moment both; never none and never a part
-    assert set(seen) <= {8, 12, 20}, f"a reader saw {sorted(set(seen) - {8, 12, 20})} chunks"
+    allowed = {small, big, small + big}
+    assert set(seen) <= allowed, f"a reader saw {sorted(set(seen) - allowed)} chunks"
 
 
 def test_two_writers_storing_one_large_source_leave_one_copy(tmp_path, small_merges):
@@ -148,3 +157,57 @@ def test_two_writers_storing_one_large_source_leave_one_copy(tmp_path, small_mer
 
     assert errors_of_writers_at_once("ab", write) == []
     assert Store(tmp_path / "db").count_rows("source = '/d/big.txt'") == 8
+
+
+@pytest.fixture
+def large_table(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tables of more than 3 rows are written in parts, and never merged into: the merge
+    reads the whole table (1.9 GB at a million chunks)."""
+    from lancedb.table import LanceTable
+
+    monkeypatch.setattr(parted_write, "MERGE_TABLE_ROWS", 3)
+    monkeypatch.setattr(parted_write, "APPEND_ROWS", 2)
+    real = LanceTable.merge_insert
+
+    def merge_unless_large(self: LanceTable, on: str) -> object:
+        assert self.count_rows() <= 3, "merged into a large table"
+        return real(self, on)
+
+    monkeypatch.setattr(LanceTable, "merge_insert", merge_unless_large)
+
+
+def test_in_a_large_table_each_source_ends_with_exactly_its_new_chunks(tmp_path, large_table):
+    store = Store(tmp_path / "db")
+    store.replace_sources(
+        [
+            (doc("/d/a.md"), chunks(3, "a1"), vectors(3)),
+            (doc("/d/b.md"), chunks(2, "b1"), vectors(2)),
+        ]
+    )
+    store.replace_source(doc("/d/gone.md"), chunks(1, "gone"), vectors(1))
+    items = [
+        (doc("/d/a.md"), chunks(1, "a2"), vectors(1, seed=1)),  # shrank
+        (doc("/d/b.md"), chunks(4, "b2"), vectors(4, seed=2)),  # grew
+        (doc("/d/c.md"), chunks(3, "c1"), vectors(3, seed=3)),  # new
+    ]
+    assert store.replace_sources(items, replaces=["/d/gone.md"]) == 8
+    for source, tag, n in (("/d/a.md", "a2", 1), ("/d/b.md", "b2", 4), ("/d/c.md", "c1", 3)):
+        got = stored(store, source)
+        assert [r["text"] for r in got] == [c.text for c in chunks(n, tag)]
+        assert [r["signature"] for r in got] == [b"sig"] + [None] * (n - 1)
+    assert np.array_equal(stored(store, "/d/c.md")[2]["vector"], vectors(3, seed=3)[2])
+    assert sorted(store.sources()) == ["/d/a.md", "/d/b.md", "/d/c.md"]
+    assert store.stored_twice(["/d/a.md", "/d/b.md", "/d/c.md"]) == set()
+
+
+def test_in_a_large_table_moved_sources_keep_their_vectors_and_leave_nothing(tmp_path, large_table):
+    store = Store(tmp_path / "db")
+    store.replace_source(doc("/d/a.md"), chunks(3, "a"), vectors(3))
+    store.replace_source(doc("/d/b.md"), chunks(2, "b"), vectors(2, seed=1))
+    moved = store.move_sources({"/d/a.md": doc("/e/a.md"), "/d/b.md": doc("/d/a.md")})
+    assert moved == 5
+    assert [r["text"] for r in stored(store, "/e/a.md")] == [c.text for c in chunks(3, "a")]
+    assert [r["text"] for r in stored(store, "/d/a.md")] == [c.text for c in chunks(2, "b")]
+    assert np.array_equal(stored(store, "/d/a.md")[1]["vector"], vectors(2, seed=1)[1])
+    assert sorted(store.sources()) == ["/d/a.md", "/e/a.md"]
+    assert store.count_rows() == 5

@@ -3,9 +3,9 @@
 Every row is one chunk and carries its source's metadata (hash, size, mtime, title, scheme,
 labels, date…; the columns are declared in :mod:`minirag_index.storage.schema`), so replacing
 a source is a single ``merge_insert``: a reader sees the old set or the new one, never a mix
-or a gap, and two writers replacing the same source leave one copy. A source too large for one merge
-is stored in two commits instead (:mod:`minirag_index.storage.parted_write` says what a reader
-sees).
+or a gap, and two writers replacing the same source leave one copy. A source too large for one
+merge, or any source once the table is too large for merges to be cheap, is stored in two
+commits instead (:mod:`minirag_index.storage.parted_write` says what a reader sees).
 
 The ``vector`` column's metadata records the embedding model the vectors were made with (id,
 width, prefix rule); an index refuses to mix another model's vectors or queries with them. An

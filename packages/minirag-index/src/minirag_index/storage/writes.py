@@ -14,7 +14,12 @@ from typing import Any
 from minirag_index.embedding.model_spec import ModelSpec
 from minirag_index.search.scope import sql_string
 from minirag_index.storage.commits import retry
-from minirag_index.storage.parted_write import is_large, store_in_parts
+from minirag_index.storage.parted_write import (
+    append_then_delete,
+    in_parts,
+    large_table,
+    store_in_parts,
+)
 from minirag_index.storage.schema import (
     ChunkInput,
     SourceDoc,
@@ -29,18 +34,12 @@ Item = tuple[SourceDoc, Sequence[ChunkInput], Sequence[Sequence[float]]]
 def replace_sources(
     table: Any, items: Sequence[Item], *, replaces: Iterable[str], model: ModelSpec | None
 ) -> int:
-    """Store ``items``, each source with exactly its chunks, in one commit (a large source
-    in two: :mod:`minirag_index.storage.parted_write`); rows of their sources and of
-    ``replaces`` that are not among the new chunks are deleted by the same commit."""
+    """Store ``items``, each source with exactly its chunks, in one commit (in two when a
+    source or the table is large: :mod:`minirag_index.storage.parted_write`); rows of their
+    sources and of ``replaces`` that are not among the new chunks are deleted by it."""
     now = time.time()
-    large = [item for item in items if is_large(item[1])]
-    if large:  # each in two streamed commits (parted_write.py), the rest merged as usual
-        rest = [item for item in items if not is_large(item[1])]
-        stored = replace_sources(table, rest, replaces=replaces, model=model) if rest else 0
-        for position, item in enumerate(large):
-            moved = replaces if not rest and position == 0 else ()
-            stored += store_in_parts(table, item, now=now, model=model, replaces=moved, retry=retry)
-        return stored
+    if in_parts(table, items):
+        return store_in_parts(table, items, now=now, model=model, replaces=replaces, retry=retry)
     owners = {doc.source for doc, _, _ in items} | set(replaces)
     where = "source IN (" + ", ".join(sql_string(s) for s in sorted(owners)) + ")"
     data = rows_table(items, now, table.schema, model)
@@ -58,7 +57,8 @@ def replace_sources(
 
 def move_rows(table: Any, rows: list[dict[str, Any]], moves: dict[str, SourceDoc]) -> int:
     """Re-key ``rows`` (every column of the old sources' rows) under their new sources, and
-    delete what is left of the old ones, in one commit. Returns the rows moved."""
+    delete what is left of the old ones, in one commit (two in a large table, as
+    :mod:`minirag_index.storage.parted_write` stores). Returns the rows moved."""
     if not rows:
         return 0
     now = time.time()
@@ -76,6 +76,13 @@ def move_rows(table: Any, rows: list[dict[str, Any]], moves: dict[str, SourceDoc
     import pyarrow as pa
 
     data = pa.Table.from_pylist(rows, schema=table.schema)
+    if large_table(table):
+        targets = [doc.source for doc in moves.values()]
+        batches = data.to_batches
+        append_then_delete(
+            table, lambda: iter(batches()), sources=targets, now=now, replaces=moves, retry=retry
+        )
+        return len(rows)
     olds = "source IN (" + ", ".join(sql_string(s) for s in moves) + ")"
     news = " OR ".join(f"source = {sql_string(d.source)}" for d in moves.values())
     retry(

@@ -39,9 +39,9 @@ def move_batch(
 ) -> tuple[dict[str, str], list[tuple[ScannedFile, str]]]:
     """Give each old source's chunks (vectors included) to its new path.
 
-    The whole batch is one commit: the rows are re-keyed under their new path and the old
-    rows dropped by the same ``merge_insert``. Should that fail, each file is moved on its
-    own (one commit each). Returns new → old for every file moved, and the files that
+    The whole batch is one commit (two in a large table): the rows are re-keyed under their
+    new path and the old rows dropped. Should that fail, each file is moved on its own (one
+    commit each). Returns new → old for every file moved, and the files that
     could not be moved (they are read again instead).
     """
     if not batch:
