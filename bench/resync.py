@@ -1,7 +1,11 @@
 """Re-sync costs on many small files: no-op re-sync, moving indexed files, peak server memory.
 
     uv run python bench/resync.py [--model-dir DIR] [--files 10000] [--moves 1000]
-                                  [--rss-files 1400] [--repeat 5]
+                                  [--rss-files 1400] [--repeat 5] [--work DIR]
+
+``--work DIR`` keeps the generated notes and their index in DIR and uses them again on the next
+run with the same ``--files`` (the moves are undone first), so the preparation below is paid
+once; without it everything is made in a temporary folder and removed.
 
 Generates ``--files`` small Markdown notes (sentences of the XQuAD English paragraphs under a
 heading, 0.3-1 KB, 100 per folder) in a temporary root and indexes them without embedding: each
@@ -255,34 +259,16 @@ def main() -> None:
         help="files in the real, embedding first sync by the MCP server (0: skip)",
     )
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--work", type=Path, help="keep the notes and index here, reuse them")
     args = parser.parse_args()
 
-    work = Path(tempfile.mkdtemp(prefix="minirag-bench-resync-"))
+    work = args.work or Path(tempfile.mkdtemp(prefix="minirag-bench-resync-"))
     try:
         model_dir, label = c.model_folder(args.model_dir, work)
         c.header("re-sync costs", label)
         root, db = work / "root", work / "db"
-        started = time.perf_counter()
-        paths = generate(root, args.files)
-        size = sum(p.stat().st_size for p in paths)
-        print(
-            f"\ngenerated {len(paths)} notes ({size / len(paths):.0f} bytes on average) in "
-            f"{time.perf_counter() - started:.1f} s",
-            flush=True,
-        )
-
-        pipeline = c.open_pipeline([root], db, model_dir)
-        undo = fast_markdown_reader()
-        try:
-            took = direct_first_sync(pipeline, paths)
-        finally:
-            undo()
-        pipeline = c.open_pipeline([root], db, model_dir)  # what a fresh server would open
-        print(
-            f"\n## first sync: rows written directly, random vectors, no embedding: {took:.1f} s;"
-            f" index holds {pipeline.index.store.count_rows()} chunks",
-            flush=True,
-        )
+        paths, pipeline = prepared(root, db, model_dir, args.files)
+        moving = paths[: args.moves]
 
         print(f"\n## no-op re-sync of {len(paths)} unchanged files (in process, model not loaded)")
         took, counts, calls, _ = counted_sync(pipeline)
@@ -301,7 +287,6 @@ def main() -> None:
             flush=True,
         )
 
-        moving = paths[: args.moves]
         for path in moving:
             target = root / "archive" / path.parent.name / path.name
             target.parent.mkdir(parents=True, exist_ok=True)
@@ -356,7 +341,52 @@ def main() -> None:
         print(f"  {first['phases']}")
         c.footer()
     finally:
-        shutil.rmtree(work, ignore_errors=True)
+        if args.work is None:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+def prepared(root: Path, db: Path, model_dir: Path, files: int):
+    """The notes and their index: made (generated, rows written directly), or those a run
+    with ``--work`` kept, with the files it moved put back."""
+    ready = root.parent / f"prepared-{files}-notes"
+    if ready.exists():
+        for moved in sorted((root / "archive").rglob("*.md")):
+            back = root / "notes" / moved.parent.name / moved.name
+            os.rename(moved, back)
+        paths = sorted((root / "notes").rglob("*.md"))
+        print(f"\nreusing {len(paths)} notes and their index in {root.parent}", flush=True)
+        pipeline = c.open_pipeline([root], db, model_dir)
+        sync_quietly(pipeline)  # the files put back are moves again: one sync settles them
+        return paths, c.open_pipeline([root], db, model_dir)
+    shutil.rmtree(root, ignore_errors=True)
+    shutil.rmtree(db, ignore_errors=True)
+    started = time.perf_counter()
+    paths = generate(root, files)
+    size = sum(p.stat().st_size for p in paths)
+    print(
+        f"\ngenerated {len(paths)} notes ({size / len(paths):.0f} bytes on average) in "
+        f"{time.perf_counter() - started:.1f} s",
+        flush=True,
+    )
+    pipeline = c.open_pipeline([root], db, model_dir)
+    undo = fast_markdown_reader()
+    try:
+        took = direct_first_sync(pipeline, paths)
+    finally:
+        undo()
+    pipeline = c.open_pipeline([root], db, model_dir)  # what a fresh server would open
+    print(
+        f"\n## first sync: rows written directly, random vectors, no embedding: {took:.1f} s;"
+        f" index holds {pipeline.index.store.count_rows()} chunks",
+        flush=True,
+    )
+    ready.touch()
+    return paths, pipeline
+
+
+def sync_quietly(pipeline) -> None:
+    took, counts, _, _ = counted_sync(pipeline)
+    print(f"  settling sync {took * 1000:.0f} ms: {short(counts)}", flush=True)
 
 
 if __name__ == "__main__":
