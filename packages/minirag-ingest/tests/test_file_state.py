@@ -58,7 +58,7 @@ def test_the_listed_state_is_what_the_sync_plan_does(
 ) -> None:
     path = "/r/doc.pdf"
     info = entry(path, scheme=scheme, ocr=ocr)
-    file = ScannedFile(Path(path), Path(path), size, STORED_MTIME + drift)
+    file = ScannedFile(path, path, size, STORED_MTIME + drift)
     hashed: list[str] = []
 
     def digest(scanned: ScannedFile) -> str:

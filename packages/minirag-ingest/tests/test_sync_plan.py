@@ -42,7 +42,7 @@ class World:
 
     def scanned(self) -> list[ScannedFile]:
         return [
-            ScannedFile(Path(p), Path(p), size_of(content), mtime)
+            ScannedFile(p, p, size_of(content), mtime)
             for p, (content, mtime) in sorted(self.disk.items())
             if not self.hidden(p)
         ]

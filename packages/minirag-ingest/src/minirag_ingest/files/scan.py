@@ -15,6 +15,7 @@ tens of thousands of files scans in a fraction of a second.
 
 from __future__ import annotations
 
+import functools
 import os
 import stat as stat_module
 from collections.abc import Iterable
@@ -65,15 +66,29 @@ __all__ = [
 
 @dataclass(frozen=True)
 class ScannedFile:
-    path: Path  # where the file was found (a link's own path for a symlink), absolute
-    real: Path  # the file that will actually be read
+    """A file the scan found, with its size and mtime.
+
+    Its paths are kept as the strings the scan listed, and made ``Path`` objects only when
+    asked for: a no-op sync over 100,000 files compares sizes and times, and building a
+    ``Path`` for each file was half of its scan (docs/benchmarks.md, the no-op sync)."""
+
+    location: str  # where the file was found (a link's own path for a symlink), absolute
+    real_location: str  # the file that will actually be read
     size: int
     mtime: float
 
-    @property
+    @functools.cached_property
+    def path(self) -> Path:
+        return Path(self.location)
+
+    @functools.cached_property
+    def real(self) -> Path:
+        return self.path if self.real_location == self.location else Path(self.real_location)
+
+    @functools.cached_property
     def source(self) -> str:
         """The source id the file is indexed under (:func:`minirag_ingest.files.names.to_id`)."""
-        return to_id(self.path)
+        return to_id(self.location)
 
 
 @dataclass(frozen=True)
@@ -254,9 +269,10 @@ class _Walk:
             return
         if info is None:
             info = entry.stat(follow_symlinks=False)
-        path = Path(entry.path)
-        real_path = path if real == entry.path else Path(real)
-        self.result.files.append(ScannedFile(path, real_path, info.st_size, info.st_mtime))
+        where = entry.path
+        self.result.files.append(
+            ScannedFile(where, where if real == where else real, info.st_size, info.st_mtime)
+        )
 
     def link_target(self, entry: os.DirEntry[str]) -> _EntryKind | None:
         """Where a symbolic link leads, when that is a folder or file inside a root."""
@@ -330,7 +346,7 @@ def scan(
             _walk_root(walk, root)
     else:
         _scan_scope(walk, roots.contain(scope))
-    walk.result.files.sort(key=lambda scanned: str(scanned.path))
+    walk.result.files.sort(key=lambda scanned: scanned.location)
     return walk.result
 
 
@@ -355,7 +371,8 @@ def _scan_scope(walk: _Walk, scope: Path) -> None:
     _refuse_excluded_scope(walk, scope, innermost, is_dir)
     if not is_dir:
         if _has_extension(scope.name, walk.extensions):
-            walk.result.files.append(ScannedFile(scope, scope, info.st_size, info.st_mtime))
+            where = str(scope)
+            walk.result.files.append(ScannedFile(where, where, info.st_size, info.st_mtime))
         return
     walk.walk(str(scope), contexts_for(scope, walk.rules, roots), is_root=scope in roots.paths)
     for root in roots:  # nested roots below the scope are walked on their own

@@ -3,6 +3,7 @@ labelling job, the failures it remembers, and how it stops when asked to."""
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import threading
@@ -142,9 +143,14 @@ class SyncState:
 
     def covers(self, source: str) -> bool:
         """Whether ``source`` is inside this sync's scope (every root when it has none)."""
+        return any(in_scope(source, covered) for covered in self._covered)
+
+    @functools.cached_property
+    def _covered(self) -> tuple[str, ...]:
+        """The ids of the scope, or of every root: asked for each indexed source."""
         if self.scope is not None:
-            return in_scope(source, to_id(self.scope))
-        return any(in_scope(source, to_id(root)) for root in self.roots)
+            return (to_id(self.scope),)
+        return tuple(to_id(root) for root in self.roots)
 
     def label_problems(self, source: str, problems: tuple[str, ...] | list[str]) -> None:
         """Add a document's label problems to the report, one entry per distinct problem (a
