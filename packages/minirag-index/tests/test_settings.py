@@ -20,6 +20,8 @@ def test_defaults(monkeypatch):
         ("RAG_GROUPING", "nearby", '"similar" or "related"'),
         ("RAG_MAX_FILES", "0", "at least 1"),
         ("RAG_MAX_DISTANCE", "-1", "non-negative"),
+        ("INDEX_CACHE_MB", "8", "at least 16"),
+        ("INDEX_CACHE_MB", "lots", "a whole number of MiB"),
     ],
 )
 def test_errors_name_the_variable_and_what_it_accepts(monkeypatch, name, value, accepts):
