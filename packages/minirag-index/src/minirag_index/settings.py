@@ -17,13 +17,17 @@ from pydantic import BeforeValidator, Field, SecretStr, ValidationError, field_v
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from minirag_index.errors import MiniragError
-from minirag_index.storage.location import IndexLocation, StoreAccess, s3_options, store_access
+from minirag_index.storage.location import (
+    DEFAULT_INDEX_CACHE_MB,
+    IndexLocation,
+    StoreAccess,
+    s3_options,
+    store_access,
+)
 
 DEFAULT_MODEL_NAME = "sentence-transformers/paraphrase-multilingual-MiniLM-L12-v2"
 DEFAULT_HYBRID_WEIGHT = 0.6
-#: LanceDB's index cache (INDEX_CACHE_MB): what it keeps of the vector and keyword indexes.
-DEFAULT_INDEX_CACHE_MB = 512
-MIN_INDEX_CACHE_MB = 16
+MIN_INDEX_CACHE_MB = 16  # INDEX_CACHE_MB's least
 
 SWITCH_ACCEPTS = "one of 1/true/yes/on or 0/false/no/off (any case)"
 

@@ -27,6 +27,7 @@ from pydantic import GetCoreSchemaHandler
 from pydantic_core import core_schema
 
 __all__ = [
+    "DEFAULT_INDEX_CACHE_MB",
     "RETRY_OPTIONS",
     "IndexLocation",
     "StoreAccess",
@@ -48,9 +49,19 @@ RETRY_OPTIONS = {"client_retry_timeout": "30"}
 # commits stay flat (docs/benchmarks.md, "Memory"). 32 MiB of metadata is what a 1M-chunk
 # table's reads keep (14 MiB of it after 100 queries), with room for the writer's commits.
 METADATA_CACHE_BYTES = 32 * 1024 * 1024
-#: The index cache, by default (INDEX_CACHE_MB): see DEFAULT_INDEX_CACHE_MB.
-INDEX_CACHE_BYTES = 512 * 1024 * 1024
 MIB = 1024 * 1024
+#: LanceDB's index cache (INDEX_CACHE_MB): what it keeps in memory of the table's indexes. A
+#: search loads the IVF_SQ vector index whole (377 MiB by LanceDB's count at 1,000,000 chunks of
+#: 384 dimensions, about 400 bytes a chunk) and the keyword posting lists its terms need; the
+#: rest fills with posting lists until the cap. Through MCP at a million chunks (2026-12-07,
+#: load 6-9, two runs each): 512 MiB rested at 977 MB RSS, p50 91/74 ms; 448 MiB at 932 MB,
+#: p50 85/90 ms; 416 MiB at 893 MB with p50 155/93 ms; 384 MiB at 868 MB with p50 183 ms,
+#: the vector index crowding out the posting lists every query re-reads. At 64 MiB a
+#: 300,000-chunk search re-read the vector index every query (590 ms p50 against 29 ms at
+#: 512 MiB, issue 36). The cap only binds once what the searches use passes it; past a million
+#: chunks, raise it by about 400 MiB a million (README, INDEX_CACHE_MB).
+DEFAULT_INDEX_CACHE_MB = 448
+INDEX_CACHE_BYTES = DEFAULT_INDEX_CACHE_MB * MIB
 
 
 @dataclass(frozen=True)
