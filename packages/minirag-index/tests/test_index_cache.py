@@ -16,6 +16,7 @@ import pytest
 
 from minirag_index import ChunkInput, IndexSettings, MiniragIndex, SourceDoc
 from minirag_index.storage import location, vector_index
+from testsupport.files import files_under
 
 MIB = 1024 * 1024
 ROWS_INDEXED_FROM = 300  # the writer's threshold here
@@ -56,15 +57,6 @@ def sessions(monkeypatch: pytest.MonkeyPatch) -> list[tuple[dict[str, Any], Any]
     return made
 
 
-def files_of(folder: Path) -> dict[str, tuple[int, int]]:
-    """Every file under ``folder``: its size and modification time (ns)."""
-    return {
-        str(path.relative_to(folder)): (path.stat().st_size, path.stat().st_mtime_ns)
-        for path in sorted(folder.rglob("*"))
-        if path.is_file()
-    }
-
-
 def test_the_setting_bounds_every_connections_index_cache(make_index, sessions):
     writer = indexed_writer(make_index, INDEX_CACHE_MB=24)
     assert writer.search("amber birch").hits
@@ -89,7 +81,7 @@ def test_the_default_cache_is_the_documented_size(make_index, sessions):
 def test_a_bounded_read_only_reader_writes_nothing(make_index, sessions, tmp_path):
     writer = indexed_writer(make_index)
     folder = tmp_path / "db"
-    before = files_of(folder)
+    before = files_under(folder)
     settings = IndexSettings(
         DB_PATH=folder,
         MODEL_NAME=writer.embedder.model_name,
@@ -103,4 +95,4 @@ def test_a_bounded_read_only_reader_writes_nothing(make_index, sessions, tmp_pat
     assert reader.find_mentions(["garnet"]).documents
     reader.refresh()
     assert sessions[-1][0]["index_cache_size_bytes"] == 16 * MIB
-    assert files_of(folder) == before
+    assert files_under(folder) == before
