@@ -7,7 +7,6 @@ a few hundred rows, as in test_vector_index.py)."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import lancedb
