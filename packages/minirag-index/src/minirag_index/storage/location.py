@@ -53,10 +53,11 @@ MIB = 1024 * 1024
 #: LanceDB's index cache (INDEX_CACHE_MB): what it keeps in memory of the table's indexes. A
 #: search loads the IVF_SQ vector index whole (377 MiB by LanceDB's count at 1,000,000 chunks of
 #: 384 dimensions, about 400 bytes a chunk) and the keyword posting lists its terms need; the
-#: rest fills with posting lists until the cap. Through MCP at a million chunks (2026-12-07,
-#: load 6-9, two runs each): 512 MiB rested at 977 MB RSS, p50 91/74 ms; 448 MiB at 932 MB,
-#: p50 85/90 ms; 416 MiB at 893 MB with p50 155/93 ms; 384 MiB at 868 MB with p50 183 ms,
-#: the vector index crowding out the posting lists every query re-reads. At 64 MiB a
+#: rest fills with posting lists until the cap. A read-only server through MCP at a million
+#: chunks (bench/mcp_query.py, 2026-12-07, load 6-9), at rest after 100 queries: 512 MiB
+#: 977-1,009 MB RSS (anonymous 800-804), p50 74-126 ms in four runs; 448 MiB 925-965 MB
+#: (anonymous 751-760), p50 81-90 ms in five; 416 MiB 889-897 MB with p50 93-155 ms; 384 MiB
+#: 868 MB with p50 183 ms, the posting lists every query needs evicted and read again. At 64 MiB a
 #: 300,000-chunk search re-read the vector index every query (590 ms p50 against 29 ms at
 #: 512 MiB, issue 36). The cap only binds once what the searches use passes it; past a million
 #: chunks, raise it by about 400 MiB a million (README, INDEX_CACHE_MB).
