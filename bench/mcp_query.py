@@ -3,6 +3,7 @@ server spends it.
 
     uv run python bench/mcp_query.py [--model-dir DIR] [--queries 100] [--chunks 17000]
                                      [--warm-up 5] [--top-k 10] [--docs N] [--index DIR]
+                                     [--server-env NAME=VALUE] [--others]
 
 Copies the 240 English XQuAD paragraphs into a temporary document root and starts the stdio server
 with timing hooks (bench/server_timings.py) on it, driven by the official MCP client over stdio:
