@@ -3,6 +3,7 @@ server spends it.
 
     uv run python bench/mcp_query.py [--model-dir DIR] [--queries 100] [--chunks 17000]
                                      [--warm-up 5] [--top-k 10] [--docs N] [--index DIR]
+                                     [--server-env NAME=VALUE] [--others]
 
 Copies the 240 English XQuAD paragraphs into a temporary document root and starts the stdio server
 with timing hooks (bench/server_timings.py) on it, driven by the official MCP client over stdio:
@@ -18,6 +19,12 @@ server's parts per call: decode, dispatch, search, payload, convert, respond, en
 response size, and the server's memory at rest; "outside" is the round trip less all of them (the
 pipes, the transport's writes and reads, the client's parsing). Timings depend on the machine's
 load, printed in the header.
+
+The server's memory is also printed at each stage (started, after ``status``, after the first
+query, after the warm-up, at rest after the timed queries; with ``--others``, after a
+``find_mentions``, a ``list_files`` and a ``status`` call and at rest again): RSS, split into
+anonymous (the process's own) and file-backed pages. ``--server-env NAME=VALUE`` passes a setting
+to the server (run two values one after the other to compare them).
 """
 
 from __future__ import annotations
@@ -46,6 +53,42 @@ from testsupport.memory import descendants, pss
 QUIET_SECONDS = 3.0  # the server's memory is read this long after the last query
 
 PARTS = ("decode", "dispatch", "search", "payload", "convert", "respond", "encode")
+#: find_mentions's terms for --others: one common word, one quoted pair.
+MENTION_TERMS = (["the"], ['"of the"'])
+
+
+class Stages:
+    """The server's memory at named moments: RSS, anonymous and file-backed MiB."""
+
+    def __init__(self) -> None:
+        self.rows: list[tuple[str, float, float, float]] = []
+
+    def mark(self, name: str) -> None:
+        server = descendants(os.getpid())
+        rss = sum(c.rss_mb(pid) or 0 for pid in server)
+        splits = [c.resident_split(pid)[:2] for pid in server]
+        self.rows.append((name, rss, sum(a for a, _ in splits), sum(f for _, f in splits)))
+
+    def print(self) -> None:
+        print("| the server | RSS MiB | anonymous | file-backed |")
+        print("|---|---|---|---|")
+        for name, rss, anonymous, file_backed in self.rows:
+            print(f"| {name} | {rss:.0f} | {anonymous:.0f} | {file_backed:.0f} |")
+
+
+async def others(session: ClientSession, stages: Stages) -> None:
+    """find_mentions, list_files and status once each, the memory after each and at rest."""
+    for terms in MENTION_TERMS:
+        started = time.perf_counter()
+        found = c.tool_json(await session.call_tool("find_mentions", {"terms": terms}))
+        ms, documents = (time.perf_counter() - started) * 1000, found.get("matchedDocuments")
+        stages.mark(f"after find_mentions {terms} ({ms:.0f} ms, {documents} documents)")
+    for tool in ("list_files", "status"):
+        started = time.perf_counter()
+        c.tool_json(await session.call_tool(tool, {}))
+        stages.mark(f"after {tool} ({(time.perf_counter() - started) * 1000:.0f} ms)")
+    await asyncio.sleep(QUIET_SECONDS)
+    stages.mark(f"at rest, {QUIET_SECONDS:.0f} s after those")
 
 
 def grow(db_path: Path, work: Path, model_dir: Path, chunks: int) -> int:
@@ -82,23 +125,30 @@ async def run(args, model_dir: Path, work: Path) -> None:
         for path in sorted(c.data("xquad", "en", "docs").glob("*.txt"))[: args.docs or None]:
             shutil.copy(path, root / path.name)
     env = c.server_env(root, db_path, model_dir, **({"READ_ONLY": "1"} if args.index else {}))
+    env.update(item.split("=", 1) for item in args.server_env)
     launcher = str(Path(__file__).with_name("server_timings.py"))
     params = StdioServerParameters(command=sys.executable, args=[launcher], env=env)
     asked = latency.questions(args.queries)
     stderr = work / "server-stderr.txt"
+    stages = Stages()
     with open(stderr, "w", encoding="utf-8") as errlog:
         async with (
             stdio_client(params, errlog=errlog) as (read, write),
             ClientSession(read, write) as session,
         ):
             await session.initialize()
+            stages.mark("started (initialize answered)")
             if args.index is None:
                 await c.mcp_synced(session)
             if args.chunks:
                 await asyncio.to_thread(grow, db_path, work, model_dir, args.chunks)
-            for question in asked[: args.warm_up]:
-                c.tool_json(await session.call_tool("query_documents", {"query": question}))
             rows = c.tool_json(await session.call_tool("status", {})).get("chunks")
+            stages.mark("after status")
+            for number, question in enumerate(asked[: args.warm_up]):
+                c.tool_json(await session.call_tool("query_documents", {"query": question}))
+                if number == 0:
+                    stages.mark("after the first query")
+            stages.mark(f"after {args.warm_up} warm-up queries")
             mark = len(server_lines(stderr))
             trips = []
             for question in asked:
@@ -112,6 +162,9 @@ async def run(args, model_dir: Path, work: Path) -> None:
             server = descendants(os.getpid())  # the server and its processes, if any
             quiet_pss = sum(pss(pid) for pid in server) / 2**20
             quiet_rss = sum(c.rss_mb(pid) or 0 for pid in server)
+            stages.mark(f"at rest, {QUIET_SECONDS:.0f} s after the {len(trips)} queries")
+            if args.others:
+                await others(session, stages)
     parts = server_lines(stderr)[mark:]
     print(f"\n## {len(asked)} XQuAD English dev questions, index of {rows} chunks")
     print(
@@ -122,6 +175,7 @@ async def run(args, model_dir: Path, work: Path) -> None:
         f"server at rest {QUIET_SECONDS:.0f} s after the last query: {quiet_rss:.0f} MB RSS, "
         f"{quiet_pss:.0f} MB PSS ({len(server)} processes)"
     )
+    stages.print()
     if len(parts) != len(trips):
         print(f"(the server wrote {len(parts)} timing lines for {len(trips)} calls)")
     if not parts:
@@ -155,7 +209,21 @@ def main() -> None:
         help="an existing index (bench/scale.py's) served read-only instead of the XQuAD sync; "
         "its model is <index>/../test-model unless --model-dir",
     )
+    parser.add_argument(
+        "--server-env",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a setting for the server (repeatable)",
+    )
+    parser.add_argument(
+        "--others",
+        action="store_true",
+        help="then call find_mentions, list_files and status and print the memory after each",
+    )
     args = parser.parse_args()
+    if any("=" not in item for item in args.server_env):
+        parser.error("--server-env takes NAME=VALUE")
     if args.index is not None:
         args.index = args.index.resolve()
         args.model_dir = args.model_dir or args.index.parent / "test-model"

@@ -17,10 +17,17 @@ from pydantic import BeforeValidator, Field, SecretStr, ValidationError, field_v
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from minirag_index.errors import MiniragError
-from minirag_index.storage.location import IndexLocation, StoreAccess, s3_options, store_access
+from minirag_index.storage.location import (
+    DEFAULT_INDEX_CACHE_MB,
+    IndexLocation,
+    StoreAccess,
+    s3_options,
+    store_access,
+)
 
 DEFAULT_MODEL_NAME = "sentence-transformers/paraphrase-multilingual-MiniLM-L12-v2"
 DEFAULT_HYBRID_WEIGHT = 0.6
+MIN_INDEX_CACHE_MB = 16  # INDEX_CACHE_MB's least
 
 SWITCH_ACCEPTS = "one of 1/true/yes/on or 0/false/no/off (any case)"
 
@@ -38,6 +45,7 @@ ACCEPTS = {
     "READ_CONSISTENCY_SECONDS": "a number of seconds, 0 or more (0: every read checks for "
     "newer commits)",
     "S3_ALLOW_HTTP": SWITCH_ACCEPTS,
+    "INDEX_CACHE_MB": f"a whole number of MiB, at least {MIN_INDEX_CACHE_MB}",
 }
 
 Settings = TypeVar("Settings", bound=BaseSettings)
@@ -124,6 +132,7 @@ class IndexSettings(BaseSettings):
     AWS_ENDPOINT_URL: str | None = None
     S3_ALLOW_HTTP: Switch = False
     READ_CONSISTENCY_SECONDS: float | None = Field(default=None, ge=0.0, allow_inf_nan=False)
+    INDEX_CACHE_MB: int = Field(default=DEFAULT_INDEX_CACHE_MB, ge=MIN_INDEX_CACHE_MB)
 
     @field_validator(
         "DB_PATH",
@@ -160,7 +169,9 @@ class IndexSettings(BaseSettings):
         if self.DB_PATH is None:
             raise ValueError("DB_PATH is required to open an index")
         if self.DB_PATH.kind != "s3":
-            return store_access(self.DB_PATH, {}, self.READ_CONSISTENCY_SECONDS)
+            return store_access(
+                self.DB_PATH, {}, self.READ_CONSISTENCY_SECONDS, self.INDEX_CACHE_MB
+            )
         try:
             options = s3_options(
                 access_key_id=self.AWS_ACCESS_KEY_ID,
@@ -172,7 +183,9 @@ class IndexSettings(BaseSettings):
             )
         except ValueError as exc:
             raise ConfigError(str(exc), variable="AWS_ENDPOINT_URL") from None
-        return store_access(self.DB_PATH, options, self.READ_CONSISTENCY_SECONDS)
+        return store_access(
+            self.DB_PATH, options, self.READ_CONSISTENCY_SECONDS, self.INDEX_CACHE_MB
+        )
 
 
 def _reveal(secret: SecretStr | None) -> str | None:

@@ -27,6 +27,7 @@ from pydantic import GetCoreSchemaHandler
 from pydantic_core import core_schema
 
 __all__ = [
+    "DEFAULT_INDEX_CACHE_MB",
     "RETRY_OPTIONS",
     "IndexLocation",
     "StoreAccess",
@@ -45,11 +46,23 @@ DEFAULT_OBJECT_STORE_CONSISTENCY = 5.0
 RETRY_OPTIONS = {"client_retry_timeout": "30"}
 # LanceDB's default caches (1 GB of metadata, 6 GB of index data) fill with every commit's
 # manifest: a 10,000-file sync grew the process by about 0.7 MB a commit. Bounded, the same
-# commits stay flat (docs/benchmarks.md, "Memory"). The index cache holds the vector index's
-# int8 codes as queries probe them (384 bytes a chunk at 384 dimensions): at 64 MiB a
-# 300,000-chunk search re-read them every query (590 ms p50 against 29 ms at 512 MiB, issue 36).
+# commits stay flat (docs/benchmarks.md, "Memory"). 32 MiB of metadata is what a 1M-chunk
+# table's reads keep (14 MiB of it after 100 queries), with room for the writer's commits.
 METADATA_CACHE_BYTES = 32 * 1024 * 1024
-INDEX_CACHE_BYTES = 512 * 1024 * 1024
+MIB = 1024 * 1024
+#: LanceDB's index cache (INDEX_CACHE_MB): what it keeps in memory of the table's indexes. A
+#: search loads the IVF_SQ vector index whole (377 MiB by LanceDB's count at 1,000,000 chunks of
+#: 384 dimensions, about 400 bytes a chunk) and the keyword posting lists its terms need; the
+#: rest fills with posting lists until the cap. A read-only server through MCP at a million
+#: chunks (bench/mcp_query.py, 2026-12-07, load 6-9), at rest after 100 queries: 512 MiB
+#: 977-1,009 MB RSS (anonymous 800-804), p50 74-126 ms in four runs; 448 MiB 925-965 MB
+#: (anonymous 751-760), p50 81-90 ms in five; 416 MiB 889-897 MB with p50 93-155 ms; 384 MiB
+#: 868 MB with p50 183 ms, the posting lists every query needs evicted and read again. At 64 MiB a
+#: 300,000-chunk search re-read the vector index every query (590 ms p50 against 29 ms at
+#: 512 MiB, issue 36). The cap only binds once what the searches use passes it; past a million
+#: chunks, raise it by about 400 MiB a million (README, INDEX_CACHE_MB).
+DEFAULT_INDEX_CACHE_MB = 448
+INDEX_CACHE_BYTES = DEFAULT_INDEX_CACHE_MB * MIB
 
 
 @dataclass(frozen=True)
@@ -120,6 +133,8 @@ class StoreAccess:
 
     storage_options: Mapping[str, str] = field(default_factory=dict, repr=False)
     read_consistency: timedelta = timedelta(0)
+    #: The most LanceDB keeps of the table's indexes in memory (INDEX_CACHE_MB).
+    index_cache_bytes: int = INDEX_CACHE_BYTES
 
 
 def _is_loopback(host: str) -> bool:
@@ -171,28 +186,34 @@ def s3_options(
 
 
 def store_access(
-    location: IndexLocation, options: Mapping[str, str], consistency_seconds: float | None
+    location: IndexLocation,
+    options: Mapping[str, str],
+    consistency_seconds: float | None,
+    index_cache_mb: int | None = None,
 ) -> StoreAccess:
     """The access for ``location`` with ``options`` (:func:`s3_options`); the read consistency is
-    ``consistency_seconds``, or 0 for a local folder and 5 s for an object store."""
+    ``consistency_seconds``, or 0 for a local folder and 5 s for an object store; the index
+    cache holds ``index_cache_mb`` MiB (None: :data:`INDEX_CACHE_BYTES`)."""
     if consistency_seconds is None:
         consistency_seconds = 0.0 if location.is_local else DEFAULT_OBJECT_STORE_CONSISTENCY
     return StoreAccess(
         storage_options=dict(options),
         read_consistency=timedelta(seconds=consistency_seconds),
+        index_cache_bytes=INDEX_CACHE_BYTES if index_cache_mb is None else index_cache_mb * MIB,
     )
 
 
 def connect(location: IndexLocation, access: StoreAccess, *, create: bool) -> Any:
-    """A LanceDB connection to ``location`` with bounded caches; ``create``: make the local
-    folder first when it is missing (a read-only store never does)."""
+    """A LanceDB connection to ``location`` with bounded caches (``access.index_cache_bytes`` of
+    index data, :data:`METADATA_CACHE_BYTES` of metadata); ``create``: make the local folder
+    first when it is missing (a read-only store never does)."""
     import lancedb
 
     folder = location.local
     if folder is not None and create:
         folder.mkdir(parents=True, exist_ok=True)
     caches = lancedb.Session(
-        index_cache_size_bytes=INDEX_CACHE_BYTES,
+        index_cache_size_bytes=access.index_cache_bytes,
         metadata_cache_size_bytes=METADATA_CACHE_BYTES,
     )
     return lancedb.connect(
