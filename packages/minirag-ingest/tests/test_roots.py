@@ -93,6 +93,15 @@ def test_nested_roots_root_of_and_display_path(docs: Path) -> None:
     )
 
 
+def test_display_path_of_a_root_itself_and_under_the_filesystem_root(docs: Path) -> None:
+    roots = Roots([docs, docs / "proj"])
+    assert roots.display_path(str(docs / "proj")) == "proj"  # a root names itself
+    assert roots.display_path(str(docs / "proj" / "a" / "b.md")) == "a/b.md"
+    everything = Roots(["/"])
+    assert everything.display_path("/etc/notes.md") == "etc/notes.md"
+    assert everything.display_path("/") == "/"
+
+
 def test_display_path_leaves_ids_alone(docs: Path) -> None:
     roots = Roots([docs])
     assert roots.display_path("https://example.com/docs/page") == "https://example.com/docs/page"

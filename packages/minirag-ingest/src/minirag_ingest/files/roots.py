@@ -41,6 +41,8 @@ class Roots:
         if not unique:
             raise ValueError("at least one document root is required")
         self.paths: tuple[Path, ...] = tuple(unique)
+        # Innermost first: the first root that holds a source names it (display_path).
+        self._texts = sorted((str(root) for root in unique), key=len, reverse=True)
 
     def __iter__(self) -> Iterator[Path]:
         return iter(self.paths)
@@ -97,6 +99,11 @@ class Roots:
 
         Sources that are not paths under a root (data and URL ids) come back unchanged.
         """
+        # As text first: listing 100,000 files spent a third of its time comparing Paths.
+        root = next((text for text in self._texts if in_scope(source, text)), None)
+        if root is not None and os.path.isabs(source):
+            rest = source[len(root) :].lstrip("/" + os.sep)
+            return rest.replace(os.sep, "/") if rest else PurePath(source).name or source
         path = PurePath(source)
         if not path.is_absolute():
             return source
