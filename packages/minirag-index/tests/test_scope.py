@@ -1,4 +1,4 @@
-from minirag_index.search.scope import in_scope, scope_filter_sql
+from minirag_index.search.scope import in_any_scope, in_scope, scope_filter_sql
 
 
 def test_scope_stops_at_a_separator():
@@ -16,6 +16,31 @@ def test_scope_for_url_ids():
 
 def test_no_scope_matches_everything():
     assert in_scope("anything", None)
+
+
+def test_several_scopes_at_once_select_what_each_selects():
+    names = [
+        "/docs/proj",
+        "/docs/proj/notes.md",
+        "/docs/project-secret/x",
+        "/docs/proj.md",
+        "/other/a.md",
+        "/otherwise/b.md",
+        "https://example.com/docs/page",
+        "https://example.com/docs-private",
+        "relative/id",
+        "/",
+    ]
+    for scopes in (
+        ["/docs/proj/", "/other"],
+        ["https://example.com/docs"],
+        ["/"],
+        ["/docs/proj", ""],
+        [],
+    ):
+        test = in_any_scope(scopes)
+        for name in names:
+            assert test(name) == any(in_scope(name, scope) for scope in scopes), (scopes, name)
 
 
 def test_the_store_filter_selects_what_in_scope_selects(tmp_path):

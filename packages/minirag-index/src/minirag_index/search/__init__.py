@@ -27,7 +27,7 @@ from minirag_index.search.reconstruct import (
     rebuild_document,
     rebuild_section,
 )
-from minirag_index.search.scope import in_scope, scope_filter_sql, sql_string
+from minirag_index.search.scope import in_any_scope, in_scope, scope_filter_sql, sql_string
 
 __all__ = [
     "DEFAULT_TOP_K",
@@ -41,6 +41,7 @@ __all__ = [
     "clamp_top_k",
     "decode_labels",
     "encode_labels",
+    "in_any_scope",
     "in_scope",
     "label_stats",
     "make_seam",

@@ -8,6 +8,7 @@ Matching stops at a separator, so "/docs/proj" covers "/docs/proj/notes.md" but 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Iterable
 
 _SEPARATORS = "/" if os.sep == "/" else "/" + os.sep
 
@@ -22,6 +23,22 @@ def in_scope(source: str, scope: str | None) -> bool:
     if source in (base, scope):
         return True
     return any(source.startswith(base + sep) for sep in _SEPARATORS)
+
+
+def in_any_scope(scopes: Iterable[str]) -> Callable[[str], bool]:
+    """:func:`in_scope` for several scopes at once, as one string test per source (a sync asks
+    it for every indexed source)."""
+    exact: set[str] = set()
+    prefixes: list[str] = []
+    for scope in scopes:
+        if not scope:
+            return lambda source: True
+        base = scope.rstrip(_SEPARATORS)
+        if base:
+            exact.update((base, scope))
+        prefixes += [base + sep for sep in _SEPARATORS]  # the filesystem root: any absolute
+    starts = tuple(prefixes)
+    return lambda source: source in exact or source.startswith(starts)
 
 
 def scope_filter_sql(scope: str | None) -> str | None:

@@ -100,9 +100,9 @@ class Roots:
         Sources that are not paths under a root (data and URL ids) come back unchanged.
         """
         # As text first: listing 100,000 files spent a third of its time comparing Paths.
-        root = next((text for text in self._texts if in_scope(source, text)), None)
-        if root is not None and os.path.isabs(source):
-            rest = source[len(root) :].lstrip("/" + os.sep)
+        holder = next((text for text in self._texts if in_scope(source, text)), None)
+        if holder is not None and os.path.isabs(source):
+            rest = source[len(holder) :].lstrip("/" + os.sep)
             return rest.replace(os.sep, "/") if rest else PurePath(source).name or source
         path = PurePath(source)
         if not path.is_absolute():

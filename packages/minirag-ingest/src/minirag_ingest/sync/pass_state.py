@@ -11,11 +11,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from minirag_index.search import in_any_scope
 from minirag_ingest.chunking import SCHEME_VERSION
 from minirag_ingest.conversion.pictures import PictureCounts
 from minirag_ingest.errors import IngestError
 from minirag_ingest.files.names import to_id
-from minirag_ingest.files.roots import in_scope
 from minirag_ingest.sync.failures import FailureMemory, settings_key
 
 if TYPE_CHECKING:
@@ -143,14 +143,14 @@ class SyncState:
 
     def covers(self, source: str) -> bool:
         """Whether ``source`` is inside this sync's scope (every root when it has none)."""
-        return any(in_scope(source, covered) for covered in self._covered)
+        return self._covered(source)
 
     @functools.cached_property
-    def _covered(self) -> tuple[str, ...]:
-        """The ids of the scope, or of every root: asked for each indexed source."""
+    def _covered(self) -> Callable[[str], bool]:
+        """The test of the scope, or of every root: asked for each indexed source."""
         if self.scope is not None:
-            return (to_id(self.scope),)
-        return tuple(to_id(root) for root in self.roots)
+            return in_any_scope([to_id(self.scope)])
+        return in_any_scope(to_id(root) for root in self.roots)
 
     def label_problems(self, source: str, problems: tuple[str, ...] | list[str]) -> None:
         """Add a document's label problems to the report, one entry per distinct problem (a
