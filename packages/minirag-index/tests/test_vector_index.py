@@ -185,3 +185,32 @@ def test_the_partitions_are_trained_again_only_once_the_table_has_grown_fourfold
         "vector_idx_p12"
     ]
     assert unindexed(index) == 0
+
+
+def test_an_index_made_without_a_partition_size_is_made_again_by_the_writer_only(
+    large, make_index, tmp_path
+):
+    from lancedb.index import IvfSq
+
+    old = large()
+    old.store.vector_index_rows = 10**9
+    old.refresh()
+    table = old.store.table()  # as versions before it made it: a partition count, no target
+    table.create_index("vector", config=IvfSq("l2", num_partitions=2), name="vector_idx_p2")
+    assert vi.outdated(vi.vector_index(table))
+    settings = IndexSettings(
+        DB_PATH=tmp_path / "db",
+        MODEL_NAME=old.embedder.model_name,
+        CACHE_DIR=old.embedder.cache_dir,
+    )
+    reader = MiniragIndex(settings, embedder=old.embedder, read_only=True)
+    reader.store.vector_index_rows = THRESHOLD
+    assert reader.search("river stone", top_k=3).hits, "searched through the old index"
+    reader.refresh()
+    assert vi.outdated(vi.vector_index(reader.store.table())), "a reader never rebuilds it"
+    writer = make_index()
+    writer.store.vector_index_rows = THRESHOLD
+    config = vi.vector_index(writer.store.table())
+    assert not vi.outdated(config)
+    assert config.index_details["target_partition_size"] == vi.PARTITION_ROWS
+    assert len(writer.search("river stone", top_k=3).hits) == 3

@@ -11,11 +11,18 @@ grown to :data:`REGROW` times the rows its partitions were made for is the index
 (so a table growing from the threshold to a million chunks is re-trained a few times in all,
 never per sync). A read-only store never creates, optimises or updates any of them.
 
-A search through the index probes :data:`PROBE_SHARE` of its partitions (on vectors drawn like
-real embeddings, the share probed decides recall; the int8 codes barely lose any) and re-ranks
-its ``limit`` candidates with their full vectors, so the distances it returns are exact. The
-figures behind these choices (recall@10 against an exact search, on vectors drawn like real
-embeddings) are in docs/benchmarks.md, "Scale, issue 36".
+The index is made with LanceDB's ``target_partition_size`` (rows per partition), not a partition
+count: LanceDB's ``optimize()`` joins partitions it finds small for the target the index
+records, and an index made with only ``num_partitions`` records LanceDB's default target, so
+its first optimise joined a million rows' 976 partitions into 31 (every search then compared
+all the rows). An index of this module's recording no target is made again by the writer
+(:func:`outdated`); a reader searches it as it is.
+
+A search through the index probes :data:`PROBE_SHARE` of its partitions, at least
+:data:`MIN_PROBES` (on vectors drawn like real embeddings, the share probed decides recall; the
+int8 codes barely lose any) and re-ranks its ``limit`` candidates with their full vectors, so
+the distances it returns are exact. The figures behind these choices (recall@10 against an exact
+search, on vectors drawn like real embeddings) are in docs/benchmarks.md, "Scale, issue 36".
 """
 
 from __future__ import annotations
@@ -39,7 +46,8 @@ MAX_PARTITIONS = 1_024
 REGROW = 4
 #: The share of partitions probed per query, and the candidates re-ranked with the exact
 #: vectors (times the limit: 1 re-ranks the ones returned, so their distances are exact).
-PROBE_SHARE = 0.35
+PROBE_SHARE = 0.18
+MIN_PROBES = 20
 REFINE_FACTOR = 1
 # LanceDB names them IVF_PQ when creating, IvfPq when listing.
 #: Columns a large table indexes for lookups: a document's chunks (read_file, neighbours, each
@@ -70,7 +78,11 @@ def ensure(table: Any, min_rows: int, retry: Callable[[Callable[[], None]], None
         rows = table.count_rows()
         if rows < min_rows:
             return
-        if current is None or trained_for(current.name) * REGROW <= partitions(rows):
+        if (
+            current is None
+            or outdated(current)
+            or trained_for(current.name) * REGROW <= partitions(rows)
+        ):
             retry(lambda: create(table, rows))
         for column in lookups:
             retry(functools.partial(_lookup_index, table, column))
@@ -90,20 +102,29 @@ def create(table: Any, rows: int, index_type: str = INDEX_TYPE) -> None:
 
     old = vector_index(table)
     count = partitions(rows)
+    size = max(PARTITION_ROWS, math.ceil(rows / count))  # LanceDB makes rows / size of them
     config: Any
     if index_type == "IVF_PQ":
         dim = table.schema.field("vector").type.list_size
-        config = IvfPq(METRIC, num_partitions=count, num_sub_vectors=sub_vectors(dim))
+        config = IvfPq(METRIC, target_partition_size=size, num_sub_vectors=sub_vectors(dim))
     elif index_type == "IVF_SQ":
-        config = IvfSq(METRIC, num_partitions=count)
+        config = IvfSq(METRIC, target_partition_size=size)
     elif index_type == "IVF_HNSW_SQ":
-        config = HnswSq(METRIC, num_partitions=count)
+        config = HnswSq(METRIC, target_partition_size=size)
     else:
         raise ValueError(f"not a vector index this module makes: {index_type}")
     name = f"{INDEX_NAME}{count}"
     table.create_index("vector", config=config, name=name, replace=True)
     if old is not None and old.name != name and old.name in {c.name for c in table.list_indices()}:
         table.drop_index(old.name)  # trained for a smaller table: its successor replaces it
+
+
+def outdated(config: Any) -> bool:
+    """Whether an index of this module's was made without a ``target_partition_size``, which
+    LanceDB's optimise then shrinks to a few huge partitions (see the module's text)."""
+    details = getattr(config, "index_details", None) or {}
+    made_here = trained_for(config.name) != _NOT_OURS
+    return made_here and "target_partition_size" not in details
 
 
 def partitions(rows: int) -> int:
@@ -138,7 +159,7 @@ def tuned(query: Any, partitions: int | None) -> Any:
 
 
 def probes(partitions: int) -> int:
-    return max(1, math.ceil(partitions * PROBE_SHARE))
+    return min(partitions, max(MIN_PROBES, math.ceil(partitions * PROBE_SHARE)))
 
 
 def searched_partitions(table: Any) -> int | None:
