@@ -214,3 +214,18 @@ def test_an_index_made_without_a_partition_size_is_made_again_by_the_writer_only
     assert not vi.outdated(config)
     assert config.index_details["target_partition_size"] == vi.PARTITION_ROWS
     assert len(writer.search("river stone", top_k=3).hits) == 3
+
+
+def test_a_filter_too_narrow_for_the_probed_partitions_still_fills_top_k(make_index, monkeypatch):
+    monkeypatch.setattr(vi, "PARTITION_ROWS", 10)  # 40 partitions, 1 probed
+    monkeypatch.setattr(vi, "MIN_PROBES", 1)
+    monkeypatch.setattr(vi, "PROBE_SHARE", 0.01)
+    index = make_index(RAG_HYBRID_WEIGHT=0.0)
+    index.store.vector_index_rows = THRESHOLD
+    fill(index, range(DOCS))
+    index.refresh()
+    assert vi.vector_index(index.store.table()).name == "vector_idx_p40"
+    wanted = {source_of(doc) for doc in (3, 77, 151)}
+    result = index.search("lantern by the harbour", top_k=6, sources=wanted)
+    assert len(result.hits) == 6, "more partitions searched until the filter's rows are found"
+    assert {hit.source for hit in result.hits} == wanted

@@ -152,10 +152,14 @@ def sub_vectors(dim: int) -> int:
 
 def tuned(query: Any, partitions: int | None) -> Any:
     """A vector query with the search parameters of an index of ``partitions`` partitions
-    (:func:`probes`); None: the table has no index of this module's, LanceDB's defaults."""
+    (:func:`probes` at least, more when a filter leaves too few rows in those); None: the
+    table has no index of this module's, LanceDB's defaults."""
     if partitions is None:
         return query
-    return query.nprobes(probes(partitions)).refine_factor(REFINE_FACTOR)
+    # More partitions only when those probed hold fewer than ``limit`` rows passing the
+    # filter (0: as many as it takes): a selective filter still returns its top hits.
+    query = query.minimum_nprobes(probes(partitions)).maximum_nprobes(0)
+    return query.refine_factor(REFINE_FACTOR)
 
 
 def probes(partitions: int) -> int:
