@@ -229,3 +229,18 @@ def test_a_filter_too_narrow_for_the_probed_partitions_still_fills_top_k(make_in
     result = index.search("lantern by the harbour", top_k=6, sources=wanted)
     assert len(result.hits) == 6, "more partitions searched until the filter's rows are found"
     assert {hit.source for hit in result.hits} == wanted
+
+
+def test_the_index_is_trained_again_once_optimising_has_left_too_many_segments(large, monkeypatch):
+    monkeypatch.setattr(vi, "MAX_SEGMENTS", 2)
+    index = large()
+    index.refresh()
+    name = vi.vector_index(index.store.table()).name
+    counts = []
+    for n in range(3):  # each optimise leaves the new rows in a segment of their own
+        fill(index, range(DOCS + n, DOCS + n + 1), seed=3 + n)
+        index.refresh()
+        counts.append(vi.segments(index.store.table(), name))
+    assert counts == [2, 1, 2], "past two segments, one index again"
+    assert unindexed(index) == 0
+    assert index.search("river stone").hits

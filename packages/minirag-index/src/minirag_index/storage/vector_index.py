@@ -9,7 +9,8 @@ them, and until then LanceDB searches those rows flat beside the index, so a sea
 misses them. The IVF partitions are trained once for the table's size; only when the table has
 grown to :data:`REGROW` times the rows its partitions were made for is the index trained again
 (so a table growing from the threshold to a million chunks is re-trained a few times in all,
-never per sync). A read-only store never creates, optimises or updates any of them.
+never per sync), and when :data:`MAX_SEGMENTS` optimisations have each left their rows in a
+segment of their own. A read-only store never creates, optimises or updates any of them.
 
 The index is made with LanceDB's ``target_partition_size`` (rows per partition), not a partition
 count: LanceDB's ``optimize()`` joins partitions it finds small for the target the index
@@ -44,6 +45,10 @@ PARTITION_ROWS = 1_024
 MAX_PARTITIONS = 1_024
 #: The table's rows over what its partitions were trained for that trains them again.
 REGROW = 4
+#: Index segments past which the writer trains the index again: each optimise that adds rows
+#: leaves them in a segment of their own (LanceDB's delta index), and a search probes every
+#: segment (15 segments cost a 60,000-row table's search a third more).
+MAX_SEGMENTS = 10
 #: The share of partitions probed per query, and the candidates re-ranked with the exact
 #: vectors (times the limit: 1 re-ranks the ones returned, so their distances are exact).
 PROBE_SHARE = 0.18
@@ -82,6 +87,7 @@ def ensure(table: Any, min_rows: int, retry: Callable[[Callable[[], None]], None
             current is None
             or outdated(current)
             or trained_for(current.name) * REGROW <= partitions(rows)
+            or segments(table, current.name) > MAX_SEGMENTS
         ):
             retry(lambda: create(table, rows))
         for column in lookups:
@@ -117,6 +123,12 @@ def create(table: Any, rows: int, index_type: str = INDEX_TYPE) -> None:
     table.create_index("vector", config=config, name=name, replace=True)
     if old is not None and old.name != name and old.name in {c.name for c in table.list_indices()}:
         table.drop_index(old.name)  # trained for a smaller table: its successor replaces it
+
+
+def segments(table: Any, name: str) -> int:
+    """How many segments (the first and its deltas) the index ``name`` is made of."""
+    stats = table.index_stats(name)
+    return 1 if stats is None else int(stats.num_indices or 1)
 
 
 def outdated(config: Any) -> bool:
