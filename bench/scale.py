@@ -19,7 +19,8 @@ each matching 1% of the documents (p50 and the hits returned), ``sources()`` and
 count (status), a scoped listing (list_files), then vector recall@10 of the store's vector
 search against an exact one (``bypass_vector_index``) on the same queries; RSS and disk size;
 with ``--against DIR`` (another index of the same chunks, opened read-only), hybrid search on
-both in turn, query by query, for a ratio that holds under a shared load; then find_mentions: its first call and 38 queries over words of every frequency and phrases.
+both in turn, query by query, for a ratio that holds under a shared load; then find_mentions:
+its first call and 38 queries over words of every frequency and phrases.
 """
 
 from __future__ import annotations
@@ -288,20 +289,25 @@ def measure(index, asked: list[str], folder: Path, rss_before: float | None, rq:
 
 def compare(index, other: Path, settings, asked: list[str]) -> None:
     """Hybrid search on this index and on ``other`` (read-only), query by query in turn, so
-    both share whatever load the machine has: p50/p95 of each and the ratio of p50s."""
-    from minirag_index import MiniragIndex
+    both share whatever load the machine has: p50/p95 of each and the ratio of p50s, plain
+    and with the 1% scope filter."""
+    from minirag_index import IndexSettings, MiniragIndex
 
-    against = MiniragIndex(settings.model_copy(update={"DB_PATH": other}), read_only=True)
+    against = MiniragIndex(
+        IndexSettings(DB_PATH=other, MODEL_NAME=settings.MODEL_NAME, CACHE_DIR=settings.CACHE_DIR),
+        read_only=True,
+    )
     for query in asked[:5]:
         against.search(query)
-    ours, theirs = [], []
-    for query in asked:
-        ours.extend(timed_each(index.search, [query])[0])
-        theirs.extend(timed_each(against.search, [query])[0])
-    ratio = c.percentile(ours, 50) / c.percentile(theirs, 50)
-    print(f"\nA/B, {len(asked)} queries in turn: this index p50 {pct(ours, 50)}", end="")
-    print(f" p95 {pct(ours, 95)}")
-    print(f"  {other}: p50 {pct(theirs, 50)} p95 {pct(theirs, 95)}; ratio of p50s {ratio:.2f}")
+    print(f"\nA/B against {other}, queries in turn (this index / that one):")
+    for label, scope in (("hybrid search", None), ("scope filter (1%)", "/corpus/f042")):
+        ours, theirs = [], []
+        for query in asked:
+            ours.extend(timed_each(lambda q, s=scope: index.search(q, scope=s), [query])[0])
+            theirs.extend(timed_each(lambda q, s=scope: against.search(q, scope=s), [query])[0])
+        ratio = c.percentile(ours, 50) / c.percentile(theirs, 50)
+        print(f"  {label}: p50 {pct(ours, 50)} / {pct(theirs, 50)} (ratio {ratio:.2f}),", end="")
+        print(f" p95 {pct(ours, 95)} / {pct(theirs, 95)}, {len(asked)} queries")
 
 
 def mention_queries(words: Words) -> list[list[str]]:
