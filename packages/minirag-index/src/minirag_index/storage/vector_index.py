@@ -21,9 +21,11 @@ all the rows). An index of this module's recording no target is made again by th
 
 A search through the index probes :data:`PROBE_SHARE` of its partitions, at least
 :data:`MIN_PROBES` (on vectors drawn like real embeddings, the share probed decides recall; the
-int8 codes barely lose any) and re-ranks its ``limit`` candidates with their full vectors, so
-the distances it returns are exact. The figures behind these choices (recall@10 against an exact
-search, on vectors drawn like real embeddings) are in docs/benchmarks.md, "Scale, issue 36".
+int8 codes barely lose any), all of them when a filter left fewer than ``limit`` rows in those
+(:func:`minirag_index.storage.reads.vector_search`), and re-ranks its ``limit`` candidates
+with their full vectors, so the distances it returns are exact. The figures behind these
+choices (recall@10 against an exact search, on vectors drawn like real embeddings) are in
+docs/benchmarks.md, "Scale, issue 36".
 """
 
 from __future__ import annotations
@@ -162,15 +164,15 @@ def sub_vectors(dim: int) -> int:
     return 1
 
 
-def tuned(query: Any, partitions: int | None) -> Any:
-    """A vector query with the search parameters of an index of ``partitions`` partitions
-    (:func:`probes` at least, more when a filter leaves too few rows in those); None: the
-    table has no index of this module's, LanceDB's defaults."""
+def tuned(query: Any, partitions: int | None, everywhere: bool = False) -> Any:
+    """A vector query with the search parameters of an index of ``partitions`` partitions:
+    :func:`probes` of them, or all of them when ``everywhere`` (a filter too narrow for the
+    probed ones); None: the table has no index of this module's, LanceDB's defaults."""
     if partitions is None:
         return query
-    # More partitions only when those probed hold fewer than ``limit`` rows passing the
-    # filter (0: as many as it takes): a selective filter still returns its top hits.
-    query = query.minimum_nprobes(probes(partitions)).maximum_nprobes(0)
+    # nprobes sets LanceDB's minimum and maximum alike: with a higher maximum it searched
+    # every partition even when the first ones held enough rows.
+    query = query.nprobes(partitions if everywhere else probes(partitions))
     return query.refine_factor(REFINE_FACTOR)
 
 
