@@ -1,7 +1,7 @@
 """Search at scale: N chunks written straight into an index, then timed in process.
 
     uv run python bench/scale.py --chunks 300000 [--root bench/out/scale] [--model-dir DIR]
-                                 [--queries 200]
+                                 [--queries 200] [--against OTHER_INDEX_DIR]
 
 Writes N chunks (documents of 10 chunks, 60-100 words each from a Zipf vocabulary built on the
 repository's own prose and code) through ``MiniragIndex.store_many`` without embedding them:
@@ -18,7 +18,9 @@ the same prose, embedded by the model), the same with a scope and with a ``sourc
 each matching 1% of the documents (p50 and the hits returned), ``sources()`` and the stale
 count (status), a scoped listing (list_files), then vector recall@10 of the store's vector
 search against an exact one (``bypass_vector_index``) on the same queries; RSS and disk size;
-then find_mentions: its first call and 38 queries over words of every frequency and phrases.
+with ``--against DIR`` (another index of the same chunks, opened read-only), hybrid search on
+both in turn, query by query, for a ratio that holds under a shared load; then find_mentions:
+its first call and 38 queries over words of every frequency and phrases.
 """
 
 from __future__ import annotations
@@ -201,6 +203,13 @@ def main() -> None:
     parser.add_argument("--model-dir", type=Path, default=None)
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument(
+        "--against",
+        type=Path,
+        default=None,
+        help="another index folder of the same chunks, opened read-only (never written): "
+        "hybrid search is timed on both alternately, for a ratio under a shared load",
+    )
+    parser.add_argument(
         "--recall-queries",
         type=int,
         default=200,
@@ -238,6 +247,8 @@ def run(args: argparse.Namespace, model: Path, label: str) -> None:
     rss_open = c.rss_mb()
     index = MiniragIndex(settings, read_only=True)
     measure(index, asked, folder, rss_open, args.recall_queries)
+    if args.against is not None:
+        compare(index, args.against, settings, asked)
     mentions(index, mention_queries(Words(11)))
 
 
@@ -274,6 +285,29 @@ def measure(index, asked: list[str], folder: Path, rss_before: float | None, rq:
     print(f"\nvector recall@10 against exact search: {got:.3f} ({len(vectors)} queries)")
     print(f"RSS: {rss_before or 0:.0f} MB before opening, {c.rss_mb() or 0:.0f} MB after queries")
     print(f"disk: {disk_mb(folder):,.0f} MB at {folder}")
+
+
+def compare(index, other: Path, settings, asked: list[str]) -> None:
+    """Hybrid search on this index and on ``other`` (read-only), query by query in turn, so
+    both share whatever load the machine has: p50/p95 of each and the ratio of p50s, plain
+    and with the 1% scope filter."""
+    from minirag_index import IndexSettings, MiniragIndex
+
+    against = MiniragIndex(
+        IndexSettings(DB_PATH=other, MODEL_NAME=settings.MODEL_NAME, CACHE_DIR=settings.CACHE_DIR),
+        read_only=True,
+    )
+    for query in asked[:5]:
+        against.search(query)
+    print(f"\nA/B against {other}, queries in turn (this index / that one):")
+    for label, scope in (("hybrid search", None), ("scope filter (1%)", "/corpus/f042")):
+        ours, theirs = [], []
+        for query in asked:
+            ours.extend(timed_each(lambda q, s=scope: index.search(q, scope=s), [query])[0])
+            theirs.extend(timed_each(lambda q, s=scope: against.search(q, scope=s), [query])[0])
+        ratio = c.percentile(ours, 50) / c.percentile(theirs, 50)
+        print(f"  {label}: p50 {pct(ours, 50)} / {pct(theirs, 50)} (ratio {ratio:.2f}),", end="")
+        print(f" p95 {pct(ours, 95)} / {pct(theirs, 95)}, {len(asked)} queries")
 
 
 def mention_queries(words: Words) -> list[list[str]]:

@@ -185,3 +185,62 @@ def test_the_partitions_are_trained_again_only_once_the_table_has_grown_fourfold
         "vector_idx_p12"
     ]
     assert unindexed(index) == 0
+
+
+def test_an_index_made_without_a_partition_size_is_made_again_by_the_writer_only(
+    large, make_index, tmp_path
+):
+    from lancedb.index import IvfSq
+
+    old = large()
+    old.store.vector_index_rows = 10**9
+    old.refresh()
+    table = old.store.table()  # as versions before it made it: a partition count, no target
+    table.create_index("vector", config=IvfSq("l2", num_partitions=2), name="vector_idx_p2")
+    assert vi.outdated(vi.vector_index(table))
+    settings = IndexSettings(
+        DB_PATH=tmp_path / "db",
+        MODEL_NAME=old.embedder.model_name,
+        CACHE_DIR=old.embedder.cache_dir,
+    )
+    reader = MiniragIndex(settings, embedder=old.embedder, read_only=True)
+    reader.store.vector_index_rows = THRESHOLD
+    assert reader.search("river stone", top_k=3).hits, "searched through the old index"
+    reader.refresh()
+    assert vi.outdated(vi.vector_index(reader.store.table())), "a reader never rebuilds it"
+    writer = make_index()
+    writer.store.vector_index_rows = THRESHOLD
+    config = vi.vector_index(writer.store.table())
+    assert not vi.outdated(config)
+    assert config.index_details["target_partition_size"] == vi.PARTITION_ROWS
+    assert len(writer.search("river stone", top_k=3).hits) == 3
+
+
+def test_a_filter_too_narrow_for_the_probed_partitions_still_fills_top_k(make_index, monkeypatch):
+    monkeypatch.setattr(vi, "PARTITION_ROWS", 10)  # 40 partitions, 1 probed
+    monkeypatch.setattr(vi, "MIN_PROBES", 1)
+    monkeypatch.setattr(vi, "PROBE_SHARE", 0.01)
+    index = make_index(RAG_HYBRID_WEIGHT=0.0)
+    index.store.vector_index_rows = THRESHOLD
+    fill(index, range(DOCS))
+    index.refresh()
+    assert vi.vector_index(index.store.table()).name == "vector_idx_p40"
+    wanted = {source_of(doc) for doc in (3, 77, 151)}
+    result = index.search("lantern by the harbour", top_k=6, sources=wanted)
+    assert len(result.hits) == 6, "more partitions searched until the filter's rows are found"
+    assert {hit.source for hit in result.hits} == wanted
+
+
+def test_the_index_is_trained_again_once_optimising_has_left_too_many_segments(large, monkeypatch):
+    monkeypatch.setattr(vi, "MAX_SEGMENTS", 2)
+    index = large()
+    index.refresh()
+    name = vi.vector_index(index.store.table()).name
+    counts = []
+    for n in range(3):  # each optimise leaves the new rows in a segment of their own
+        fill(index, range(DOCS + n, DOCS + n + 1), seed=3 + n)
+        index.refresh()
+        counts.append(vi.segments(index.store.table(), name))
+    assert counts == [2, 1, 2], "past two segments, one index again"
+    assert unindexed(index) == 0
+    assert index.search("river stone").hits

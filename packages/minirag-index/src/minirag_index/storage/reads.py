@@ -147,14 +147,23 @@ def vector_search(
     columns: list[str] | None = None,
 ) -> list[dict[str, Any]]:
     """The ``limit`` nearest chunks among those ``where`` selects (a pre-filter), with
-    ``columns`` (default: the chunk columns) and ``_distance``; ``partitions``: how many of the
-    vector index's are searched."""
-    query = table.search(list(vector), vector_column_name="vector")
-    query = vector_index.tuned(query, partitions)
-    if where:
-        query = query.where(where, prefilter=True)
+    ``columns`` (default: the chunk columns) and ``_distance``; ``partitions``: the vector
+    index's (:func:`vector_index.tuned` probes some; all when a filter left too few rows)."""
     wanted = [*(columns or CHUNK_COLUMNS), "_distance"]
-    found: list[dict[str, Any]] = query.select(wanted).limit(limit).to_arrow().to_pylist()
+
+    def nearest(everywhere: bool) -> list[dict[str, Any]]:
+        query = table.search(list(vector), vector_column_name="vector")
+        query = vector_index.tuned(query, partitions, everywhere)
+        if where:
+            query = query.where(where, prefilter=True)
+        found: list[dict[str, Any]] = query.select(wanted).limit(limit).to_arrow().to_pylist()
+        return found
+
+    found = nearest(everywhere=False)
+    if where and partitions is not None and len(found) < limit:
+        # The filter's rows lie mostly outside the partitions probed: all of them, so a
+        # narrow filter still returns its nearest rows.
+        found = nearest(everywhere=True)
     return found
 
 

@@ -9,13 +9,23 @@ them, and until then LanceDB searches those rows flat beside the index, so a sea
 misses them. The IVF partitions are trained once for the table's size; only when the table has
 grown to :data:`REGROW` times the rows its partitions were made for is the index trained again
 (so a table growing from the threshold to a million chunks is re-trained a few times in all,
-never per sync). A read-only store never creates, optimises or updates any of them.
+never per sync), and when :data:`MAX_SEGMENTS` optimisations have each left their rows in a
+segment of their own. A read-only store never creates, optimises or updates any of them.
 
-A search through the index probes :data:`PROBE_SHARE` of its partitions (on vectors drawn like
-real embeddings, the share probed decides recall; the int8 codes barely lose any) and re-ranks
-its ``limit`` candidates with their full vectors, so the distances it returns are exact. The
-figures behind these choices (recall@10 against an exact search, on vectors drawn like real
-embeddings) are in docs/benchmarks.md, "Scale, issue 36".
+The index is made with LanceDB's ``target_partition_size`` (rows per partition), not a partition
+count: LanceDB's ``optimize()`` joins partitions it finds small for the target the index
+records, and an index made with only ``num_partitions`` records LanceDB's default target, so
+its first optimise joined a million rows' 976 partitions into 31 (every search then compared
+all the rows). An index of this module's recording no target is made again by the writer
+(:func:`outdated`); a reader searches it as it is.
+
+A search through the index probes :data:`PROBE_SHARE` of its partitions, at least
+:data:`MIN_PROBES` (on vectors drawn like real embeddings, the share probed decides recall; the
+int8 codes barely lose any), all of them when a filter left fewer than ``limit`` rows in those
+(:func:`minirag_index.storage.reads.vector_search`), and re-ranks its ``limit`` candidates
+with their full vectors, so the distances it returns are exact. The figures behind these
+choices (recall@10 against an exact search, on vectors drawn like real embeddings) are in
+docs/benchmarks.md, "Scale, issue 36".
 """
 
 from __future__ import annotations
@@ -37,9 +47,14 @@ PARTITION_ROWS = 1_024
 MAX_PARTITIONS = 1_024
 #: The table's rows over what its partitions were trained for that trains them again.
 REGROW = 4
+#: Index segments past which the writer trains the index again: each optimise that adds rows
+#: leaves them in a segment of their own (LanceDB's delta index), and a search probes every
+#: segment (15 segments cost a 60,000-row table's search a third more).
+MAX_SEGMENTS = 10
 #: The share of partitions probed per query, and the candidates re-ranked with the exact
 #: vectors (times the limit: 1 re-ranks the ones returned, so their distances are exact).
-PROBE_SHARE = 0.35
+PROBE_SHARE = 0.18
+MIN_PROBES = 20
 REFINE_FACTOR = 1
 # LanceDB names them IVF_PQ when creating, IvfPq when listing.
 #: Columns a large table indexes for lookups: a document's chunks (read_file, neighbours, each
@@ -70,7 +85,12 @@ def ensure(table: Any, min_rows: int, retry: Callable[[Callable[[], None]], None
         rows = table.count_rows()
         if rows < min_rows:
             return
-        if current is None or trained_for(current.name) * REGROW <= partitions(rows):
+        if (
+            current is None
+            or outdated(current)
+            or trained_for(current.name) * REGROW <= partitions(rows)
+            or segments(table, current.name) > MAX_SEGMENTS
+        ):
             retry(lambda: create(table, rows))
         for column in lookups:
             retry(functools.partial(_lookup_index, table, column))
@@ -90,20 +110,35 @@ def create(table: Any, rows: int, index_type: str = INDEX_TYPE) -> None:
 
     old = vector_index(table)
     count = partitions(rows)
+    size = max(PARTITION_ROWS, math.ceil(rows / count))  # LanceDB makes rows / size of them
     config: Any
     if index_type == "IVF_PQ":
         dim = table.schema.field("vector").type.list_size
-        config = IvfPq(METRIC, num_partitions=count, num_sub_vectors=sub_vectors(dim))
+        config = IvfPq(METRIC, target_partition_size=size, num_sub_vectors=sub_vectors(dim))
     elif index_type == "IVF_SQ":
-        config = IvfSq(METRIC, num_partitions=count)
+        config = IvfSq(METRIC, target_partition_size=size)
     elif index_type == "IVF_HNSW_SQ":
-        config = HnswSq(METRIC, num_partitions=count)
+        config = HnswSq(METRIC, target_partition_size=size)
     else:
         raise ValueError(f"not a vector index this module makes: {index_type}")
     name = f"{INDEX_NAME}{count}"
     table.create_index("vector", config=config, name=name, replace=True)
     if old is not None and old.name != name and old.name in {c.name for c in table.list_indices()}:
         table.drop_index(old.name)  # trained for a smaller table: its successor replaces it
+
+
+def segments(table: Any, name: str) -> int:
+    """How many segments (the first and its deltas) the index ``name`` is made of."""
+    stats = table.index_stats(name)
+    return 1 if stats is None else int(stats.num_indices or 1)
+
+
+def outdated(config: Any) -> bool:
+    """Whether an index of this module's was made without a ``target_partition_size``, which
+    LanceDB's optimise then shrinks to a few huge partitions (see the module's text)."""
+    details = getattr(config, "index_details", None) or {}
+    made_here = trained_for(config.name) != _NOT_OURS
+    return made_here and "target_partition_size" not in details
 
 
 def partitions(rows: int) -> int:
@@ -129,16 +164,20 @@ def sub_vectors(dim: int) -> int:
     return 1
 
 
-def tuned(query: Any, partitions: int | None) -> Any:
-    """A vector query with the search parameters of an index of ``partitions`` partitions
-    (:func:`probes`); None: the table has no index of this module's, LanceDB's defaults."""
+def tuned(query: Any, partitions: int | None, everywhere: bool = False) -> Any:
+    """A vector query with the search parameters of an index of ``partitions`` partitions:
+    :func:`probes` of them, or all of them when ``everywhere`` (a filter too narrow for the
+    probed ones); None: the table has no index of this module's, LanceDB's defaults."""
     if partitions is None:
         return query
-    return query.nprobes(probes(partitions)).refine_factor(REFINE_FACTOR)
+    # nprobes sets LanceDB's minimum and maximum alike: with a higher maximum it searched
+    # every partition even when the first ones held enough rows.
+    query = query.nprobes(partitions if everywhere else probes(partitions))
+    return query.refine_factor(REFINE_FACTOR)
 
 
 def probes(partitions: int) -> int:
-    return max(1, math.ceil(partitions * PROBE_SHARE))
+    return min(partitions, max(MIN_PROBES, math.ceil(partitions * PROBE_SHARE)))
 
 
 def searched_partitions(table: Any) -> int | None:
