@@ -271,7 +271,7 @@ def _body_hits(
     add_chunk, add_form = chunks.append, forms.append
     for r in rows.tolist():
         matched = findall(segments[r])
-        for f in {" ".join(f.split()) for f in matched} if phrase else set(matched):
+        for f in {" ".join(m.split()) for m in matched} if phrase else set(matched):
             add_chunk(r)
             add_form(intern(f, f))
     return np.asarray(chunks, dtype=np.int64), forms
