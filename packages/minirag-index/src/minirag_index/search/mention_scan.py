@@ -52,8 +52,8 @@ class MentionView:
 
     corpus: MentionCorpus
     """The documents and their titles, with no chunks."""
-    source_array: Any
-    """``corpus.sources`` as an arrow array (finds a row's document)."""
+    doc_of: dict[str, int]
+    """Each of ``corpus.sources``' document number (finds a row's document)."""
     first_keys: np.ndarray
     """Sorted ``document << 32 | chunk_index`` of the chunks that search their context."""
 
@@ -98,12 +98,30 @@ def build_view(batches: Iterable[pa.RecordBatch]) -> MentionView:
                     keyed.column("chunk_index").to_numpy(zero_copy_only=False).astype(np.int64),
                 )
             )
-    sources = list(doc_of)
     return MentionView(
-        corpus=_documents_corpus(sources, titles),
-        source_array=pa.array(sources, pa.string()),
+        corpus=_documents_corpus(list(doc_of), titles),
+        doc_of=doc_of,
         first_keys=_first_keys(parts),
     )
+
+
+def _doc_numbers(sources: pa.Array, doc_of: dict[str, int]) -> np.ndarray:
+    """Each row's document number in ``doc_of`` (-1: none). The batch's distinct sources are
+    looked up, not every row's: ``pc.index_in`` against every source of the view rebuilt a
+    hash of all of them per batch (a third of the first call at a million chunks)."""
+    encoded = sources.dictionary_encode()
+    distinct = encoded.dictionary.to_pylist()
+    numbers = np.full(len(distinct) + 1, -1, dtype=np.int64)  # the last: a null source's
+    numbers[:-1] = [doc_of.get(s, -1) for s in distinct]
+    return numbers[encoded.indices.fill_null(len(distinct)).to_numpy(zero_copy_only=False)]
+
+
+def _is_first(keys: np.ndarray, first_keys: np.ndarray) -> np.ndarray:
+    """Per key: whether it is among the sorted ``first_keys``."""
+    if not len(first_keys):
+        return np.zeros(len(keys), dtype=bool)
+    at = np.minimum(np.searchsorted(first_keys, keys), len(first_keys) - 1)
+    return first_keys[at] == keys
 
 
 def _first_keys(parts: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]) -> np.ndarray:
@@ -189,19 +207,17 @@ def _segments(
     by, where that begins in the original text, and how much of it is context."""
     import pyarrow.compute as pc
 
-    doc = pc.index_in(batch.column("source"), value_set=view.source_array)
-    docs = doc.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
+    docs = _doc_numbers(batch.column("source"), view.doc_of)
     index = batch.column("chunk_index").to_numpy(zero_copy_only=False).astype(np.int64)
     keyed = pc.is_valid(batch.column(mc.KEY_COLUMN)).to_numpy(zero_copy_only=False)
-    first = np.isin(_key(docs, index), view.first_keys)
+    first = np.zeros(len(keyed), dtype=bool)
+    first[keyed] = _is_first(_key(docs[keyed], index[keyed]), view.first_keys)
     ctx_len = batch.column(mc.CONTEXT_COLUMN).fill_null(0).to_numpy(zero_copy_only=False)
     ctx_chars = batch.column("context_chars").fill_null(0).to_numpy(zero_copy_only=False)
-    texts = batch.column(mc.TEXT_COLUMN).to_pylist()
+    segments = batch.column(mc.TEXT_COLUMN).fill_null("").to_pylist()
     skip = keyed & ~first  # context already searched in an earlier chunk: body only
-    segments = [
-        (t or "")[int(c) :] if s else (t or "")
-        for t, c, s in zip(texts, ctx_len.tolist(), skip.tolist(), strict=True)
-    ]
+    for row in np.nonzero(skip)[0].tolist():
+        segments[row] = segments[row][int(ctx_len[row]) :]
     search_from = np.where(skip, ctx_chars, 0).astype(np.int64)
     context_len = np.where(keyed & first, ctx_len, 0).astype(np.int64)
     return docs, segments, search_from, context_len, index
@@ -218,26 +234,68 @@ def chunk_hits(
     body): what counting needs (:func:`~minirag_index.search.mentions.find_mentions`). A body hit's
     end is past the chunk's context, a context hit's at its end. Each form is kept once in
     ``known_forms`` and shared (a frequent word has millions of hits and a few forms)."""
-    pattern = term.pattern
+    head = term.text.split(" ")[0]
+    with_context = [
+        r
+        for r in rows[context_len[rows] > 0].tolist()
+        if segments[r].find(head, 0, int(context_len[r])) != -1
+    ]
+    body_only = np.setdiff1d(rows, with_context, assume_unique=True) if with_context else rows
+    chunks, forms = _body_hits(term, segments, body_only, known_forms)
+    ends = context_len[chunks] + 1
+    if with_context:
+        more, more_ends, more_forms = _context_hits(
+            term, segments, context_len, with_context, known_forms
+        )
+        chunks = np.concatenate([chunks, more])
+        ends = np.concatenate([ends, more_ends])
+        forms = forms + more_forms
+    return chunks, ends, forms
+
+
+def _body_hits(
+    term: Term, segments: list[str], rows: np.ndarray, known_forms: dict[str, str]
+) -> tuple[np.ndarray, list[str]]:
+    """The chunks of ``rows`` where ``term`` matches in a segment searched as body only, and
+    each one's forms (a chunk once per form): the bulk of a frequent term's hits, found
+    with one regular-expression call per chunk and no per-hit work beyond the forms."""
+    intern = known_forms.setdefault
+    if term.exact:
+        search = term.pattern.search
+        found = [r for r in rows.tolist() if search(segments[r])]
+        return np.asarray(found, dtype=np.int64), [intern(term.text, term.text)] * len(found)
+    findall = term.pattern.findall
+    phrase = " " in term.text
+    chunks: list[int] = []
+    forms: list[str] = []
+    add_chunk, add_form = chunks.append, forms.append
+    for r in rows.tolist():
+        matched = findall(segments[r])
+        for f in {" ".join(m.split()) for m in matched} if phrase else set(matched):
+            add_chunk(r)
+            add_form(intern(f, f))
+    return np.asarray(chunks, dtype=np.int64), forms
+
+
+def _context_hits(
+    term: Term,
+    segments: list[str],
+    context_len: np.ndarray,
+    rows: list[int],
+    known_forms: dict[str, str],
+) -> ChunkHits:
+    """The hits of ``term`` in chunks whose searched context holds its first word: each
+    form once per place (the context, or the body)."""
     chunks: list[int] = []
     ends: list[int] = []
     forms: list[str] = []
     phrase = " " in term.text
-    head = term.text.split(" ")[0]
-    for row in rows.tolist():
-        segment = segments[row]
+    for row in rows:
         ctx = int(context_len[row])
-        if ctx and segment.find(head, 0, ctx) == -1:
-            ctx = 0  # no hit starts in the context: every hit is the body's
-        if ctx:
-            found = {(m.end() <= ctx, m.group()) for m in pattern.finditer(segment)}
-        elif term.exact:
-            found = {(False, term.text)} if pattern.search(segment) else set()
-        else:
-            found = {(False, f) for f in set(pattern.findall(segment))}
+        found = {(m.end() <= ctx, m.group()) for m in term.pattern.finditer(segments[row])}
         for in_context, form in found:
             chunks.append(row)
-            ends.append(int(context_len[row]) if in_context else int(context_len[row]) + 1)
+            ends.append(ctx if in_context else ctx + 1)
             form = " ".join(form.split()) if phrase else form
             forms.append(known_forms.setdefault(form, form))
     return np.asarray(chunks, dtype=np.int64), np.asarray(ends, dtype=np.int64), forms

@@ -286,7 +286,9 @@ def _counted_chunks(
     context_only = context_only[~sections_with_body[corpus.chunk_section[context_only]]]
     # Chunks are stored in (document, chunk index) order: the first per section comes first.
     _, first = np.unique(corpus.chunk_section[context_only], return_index=True)
-    return np.union1d(np.nonzero(body_hit)[0], context_only[first])
+    counted = body_hit.copy()
+    counted[context_only[first]] = True
+    return np.nonzero(counted)[0]
 
 
 def _count_forms(hits: list[_TermHits], matched: np.ndarray) -> list[MentionForm]:
