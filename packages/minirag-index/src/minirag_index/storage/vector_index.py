@@ -24,8 +24,8 @@ A search through the index probes :data:`PROBE_SHARE` of its partitions, at leas
 int8 codes barely lose any), all of them when a filter left fewer than ``limit`` rows in those
 (:func:`minirag_index.storage.reads.vector_search`), and re-ranks its ``limit`` candidates
 with their full vectors, so the distances it returns are exact. The figures behind these
-choices (recall@10 against an exact search, on vectors drawn like real embeddings) are in
-docs/benchmarks.md, "Scale, issue 36".
+choices (recall@10 against an exact search, on vectors drawn like real embeddings, and the
+index kinds compared at a million chunks) are in docs/benchmarks.md, "Search".
 """
 
 from __future__ import annotations
