@@ -167,3 +167,43 @@ def test_a_search_reads_the_table_version_once(make_index, monkeypatch):
     result = index.search("launch")
     assert len(reads) == 1
     assert "June" in result.parents[result.hits[0].parent_id]
+
+
+def _counting_section_reads(index, monkeypatch) -> list[str | None]:
+    reads: list[str | None] = []
+    real = index.store.chunks
+
+    def chunks(where):
+        reads.append(where)
+        return real(where)
+
+    monkeypatch.setattr(index.store, "chunks", chunks)
+    return reads
+
+
+def test_a_small_index_reads_its_sections_once_per_version(make_index, monkeypatch):
+    """A small table's sections are read whole by the first search of a version (each search
+    reading its hits' sections was a LanceDB query of its own); an edit is seen at once."""
+    index = make_index(RAG_HYBRID_WEIGHT=1.0)
+    add(index, "/d/a.md", "## Plan\n\nThe launch is in May.", "## Team\n\nAnna leads it.")
+    add(index, "/d/b.md", "## Budget\n\nThe budget is small.")
+    reads = _counting_section_reads(index, monkeypatch)
+    for query in ("launch", "budget", "Anna", "launch"):
+        assert index.search(query, top_k=3).parents
+    assert reads == [None]
+    add(index, "/d/a.md", "## Plan\n\nThe launch moved to June.")
+    assert "June" in index.search("launch", top_k=1).parents.popitem()[1]
+    assert reads == [None, None]
+
+
+def test_a_larger_index_reads_only_the_sections_its_hits_need(make_index, monkeypatch):
+    from minirag_index import index as index_module
+
+    monkeypatch.setattr(index_module, "WHOLE_TABLE_SECTIONS", 2)
+    index = make_index(RAG_HYBRID_WEIGHT=1.0)
+    add(index, "/d/a.md", "## Plan\n\nThe launch is in May.", "## Team\n\nAnna leads it.")
+    add(index, "/d/b.md", "## Budget\n\nThe budget is small.")
+    reads = _counting_section_reads(index, monkeypatch)
+    result = index.search("budget", top_k=1)
+    assert result.parents.popitem()[1] == "## Budget\n\nThe budget is small."
+    assert len(reads) == 1 and reads[0] is not None and "parent_id IN" in reads[0]

@@ -392,7 +392,8 @@ class Store:
         table = self.table()
         return iter(()) if table is None else reads.document_pieces(table, where)
 
-    def chunks(self, where: str) -> list[StoredChunk]:
+    def chunks(self, where: str | None) -> list[StoredChunk]:
+        """The chunks ``where`` selects (every chunk when None), in document order."""
         rows = self.rows(where, CHUNK_COLUMNS)
         rows.sort(key=lambda r: (r["source"], r["chunk_index"]))
         return [StoredChunk(**r) for r in rows]
