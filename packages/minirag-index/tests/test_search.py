@@ -197,9 +197,9 @@ def test_a_small_index_reads_its_sections_once_per_version(make_index, monkeypat
 
 
 def test_a_larger_index_reads_only_the_sections_its_hits_need(make_index, monkeypatch):
-    from minirag_index import index as index_module
+    from minirag_index.search import sections
 
-    monkeypatch.setattr(index_module, "WHOLE_TABLE_SECTIONS", 2)
+    monkeypatch.setattr(sections, "WHOLE_TABLE_SECTIONS", 2)
     index = make_index(RAG_HYBRID_WEIGHT=1.0)
     add(index, "/d/a.md", "## Plan\n\nThe launch is in May.", "## Team\n\nAnna leads it.")
     add(index, "/d/b.md", "## Budget\n\nThe budget is small.")

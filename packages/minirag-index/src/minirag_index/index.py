@@ -27,6 +27,7 @@ from minirag_index.search.hybrid import (
 )
 from minirag_index.search.reconstruct import document_parts, rebuild_section
 from minirag_index.search.scope import in_scope, scope_filter_sql, sql_string
+from minirag_index.search.sections import read_missing
 from minirag_index.settings import IndexSettings
 from minirag_index.storage.location import IndexLocation
 from minirag_index.storage.store import (
@@ -45,11 +46,6 @@ if TYPE_CHECKING:  # numpy-backed; imported on first use so opening an index sta
     from minirag_index.search.mentions import MentionResult
     from minirag_index.storage.store import Vector
 
-SECTION_CACHE_LIMIT = 5_000  # sections' chunks kept per table version
-#: A table of at most this many chunks has all its sections read by the first search of a
-#: version (a few MB at most) instead of each search reading its hits' sections: on XQuAD
-#: (526 chunks) that read missed the cache in 59 of 100 questions and cost 3-5 ms each time.
-WHOLE_TABLE_SECTIONS = 2_000
 DEFAULT_NEIGHBORS = 2  # chunks read on each side of a hit, unless asked for others
 DEFAULT_EMBED_SLICE = 512  # chunks embedded per call when a caller does not say
 
@@ -328,22 +324,9 @@ class MiniragIndex:
         """The chunks of each named section (parentId → chunks), kept per table version."""
         wanted = list(dict.fromkeys(parent_ids))
         known: dict[str, list[StoredChunk]] = self._views.get("sections", dict, version)
-        missing = [pid for pid in wanted if pid not in known]
-        if missing and not (known and self._small(version)):
-            where: str | None = "parent_id IN (" + ", ".join(sql_string(p) for p in missing) + ")"
-            if self._small(version):
-                where = None  # every section, once per version
-            elif len(known) > SECTION_CACHE_LIMIT:
-                known.clear()
-            found: dict[str, list[StoredChunk]] = {}
-            for chunk in self.store.chunks(where):
-                found.setdefault(chunk.parent_id, []).append(chunk)
-            for pid, chunks in found.items():  # whole: a search beside it reads them too
-                known.setdefault(pid, chunks)
+        rows = self._views.get("rows", self.store.count_rows, version)
+        read_missing(known, wanted, self.store.chunks, rows)
         return {pid: known[pid] for pid in wanted if pid in known}
-
-    def _small(self, version: Version) -> bool:
-        return bool(self._views.get("rows", self.store.count_rows, version) <= WHOLE_TABLE_SECTIONS)
 
     def source_chunks(self, source: str) -> list[StoredChunk]:
         return self.store.chunks(f"source = {sql_string(source)}")
