@@ -66,3 +66,25 @@ def scripted(request: ReadRequest, ocr: object = None) -> FileRead:
         raise ConversionError(request.path, "this one is broken")
     converted = Converted(markdown=str(os.getpid()), metadata_title=None, pages=None, kind="txt")
     return FileRead(converted, size=0, mtime=0.0, content_hash="-")
+
+
+WORKER_REFUSAL = "sent to a conversion worker"
+
+
+def refused(request: ReadRequest, ocr: object = None) -> FileRead:
+    """Fails every file it is given, so a sync's errors list the files sent to a worker."""
+    raise ConversionError(request.path, WORKER_REFUSAL)
+
+
+class UnusedOcr:
+    """An OCR engine for tests where none may be asked to read anything (it pickles, so a pool
+    can hand it to its workers)."""
+
+    name = "unused"
+    image_extensions: frozenset[str] = frozenset()
+
+    def recognise_image(self, path: Path) -> list[str]:
+        raise AssertionError(f"OCR was asked to read {path}")
+
+    def recognise_pdf_pages(self, path: Path, page_numbers: object) -> dict[int, str]:
+        raise AssertionError(f"OCR was asked to read {path}")

@@ -30,7 +30,9 @@ def test_the_model_copy_is_made_before_the_conversion_workers_start(
     docs = tmp_path / "docs"
     docs.mkdir()
     for n in range(3):
-        (docs / f"note-{n}.md").write_text(f"# Note {n}\n\nA few words about topic {n}.\n")
+        # HTML: a plain text file is decoded without a worker
+        page = f"<html><body><h1>Note {n}</h1><p>A few words about topic {n}.</p></body></html>"
+        (docs / f"note-{n}.html").write_text(page)
     limits = PoolLimits(max_memory=DEFAULT_CONVERT_MAX_MEMORY, timeout=DEFAULT_CONVERT_TIMEOUT)
     pool = ConversionPool(limits)
     pipeline = Pipeline(

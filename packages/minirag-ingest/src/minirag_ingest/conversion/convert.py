@@ -1,9 +1,10 @@
 """Turn a supported file (or handed-in content) into Markdown.
 
-Everything except WebVTT goes through markitdown
+Everything except WebVTT, plain text and Markdown goes through markitdown
 (:mod:`minirag_ingest.conversion.markitdown_run`); transcripts use our own reader in
-:mod:`minirag_ingest.conversion.vtt`. markitdown and pdfminer are imported only when a file is
-actually converted, because importing them costs noticeable start-up time.
+:mod:`minirag_ingest.conversion.vtt`, and text files are decoded as markitdown would decode them
+(:mod:`minirag_ingest.conversion.plain_text`). markitdown and pdfminer are imported only when a
+file is actually converted, because importing them costs noticeable start-up time.
 """
 
 from __future__ import annotations
@@ -18,7 +19,17 @@ from typing import Literal
 
 from minirag_ingest.conversion.inflation import TooMuchInflation, check_inflation
 from minirag_ingest.conversion.markitdown_run import describe, run_markitdown, shared_markitdown
-from minirag_ingest.conversion.pictures import PictureCounts, replace_inline_images
+from minirag_ingest.conversion.pictures import (
+    PictureCounts,
+    holds_inline_pictures,
+    replace_inline_images,
+)
+from minirag_ingest.conversion.plain_text import (
+    PLAIN_TEXT_HERE_MAX,
+    PLAIN_TEXT_KINDS,
+    NotPlainText,
+    read_plain_text,
+)
 from minirag_ingest.errors import ConversionError
 from minirag_ingest.extras.ocr import OcrError
 from minirag_ingest.extras.plugins import OcrEngine
@@ -64,8 +75,13 @@ def convert_file(
     max_file_size: int,
     ocr: OcrEngine | None = None,
     ocr_min_chars_per_page: int = DEFAULT_MIN_CHARS_PER_PAGE,
+    plain_only: bool = False,
 ) -> Converted:
     """Convert one file on disk, refusing oversized files before reading them.
+
+    ``plain_only``: raise :class:`NotPlainText` instead of converting a file that needs more
+    than decoding (any format but plain text and Markdown, or pictures for ``ocr`` to read), or
+    a text file larger than :data:`PLAIN_TEXT_HERE_MAX`.
 
     With an OCR engine (the ``[ocr]`` extra), each PDF page whose text layer holds fewer than
     ``ocr_min_chars_per_page`` characters (0: none) is recognised and its text appended after
@@ -75,13 +91,18 @@ def convert_file(
     path = Path(path)
     kind = path.suffix.lower().lstrip(".")
     image = ocr is not None and f".{kind}" in ocr.image_extensions
+    if plain_only and kind not in PLAIN_TEXT_KINDS:
+        raise NotPlainText(path)
     if f".{kind}" not in SUPPORTED_EXTENSIONS and not image:
         if f".{kind}" in IMAGE_EXTENSIONS:
             raise ConversionError(
                 path, f"image files need OCR support; install it with: {_ocr_command()}"
             )
         raise ConversionError(path, f"unsupported file type {path.suffix or '(none)'!r}")
-    if check_size(path, max_file_size) == 0:  # whatever its kind: see markitdown_run
+    size = check_size(path, max_file_size)
+    if plain_only and size > PLAIN_TEXT_HERE_MAX:
+        raise NotPlainText(path)
+    if size == 0:  # whatever its kind: see markitdown_run
         return Converted(markdown="", metadata_title=None, pages=None, kind=kind)
     try:
         check_inflation(path, kind, max_file_size)
@@ -92,6 +113,19 @@ def convert_file(
         return _convert_image(path, kind, ocr)
     if kind == "vtt":
         return _convert_vtt(path)
+    if kind in PLAIN_TEXT_KINDS:
+        text = read_plain_text(path)
+        if plain_only and ocr is not None and holds_inline_pictures(text):
+            raise NotPlainText(path)
+        markdown, pictures, engine = _pictures(path, tidy(text), ocr)
+        return Converted(markdown, None, None, kind, engine, pictures)
+    return _convert_with_markitdown(path, kind, ocr, ocr_min_chars_per_page)
+
+
+def _convert_with_markitdown(
+    path: Path, kind: str, ocr: OcrEngine | None, ocr_min_chars_per_page: int
+) -> Converted:
+    """Every format but images, WebVTT and plain text: markitdown, then OCR where set."""
     result = run_markitdown(path, kind, keep_pictures=ocr is not None)
     markdown, pictures, engine = _pictures(path, tidy(result.text_content or ""), ocr)
     pages = None

@@ -129,6 +129,11 @@ def replace_inline_images(markdown: str, replace: Callable[[str, str, str], str]
     return "".join(out)
 
 
+def holds_inline_pictures(markdown: str) -> bool:
+    """Whether ``markdown`` holds an embedded ``![...](data:...)`` picture (fenced code too)."""
+    return "data:" in markdown.lower() and _DATA_IMAGE.search(markdown) is not None
+
+
 def _one_image(replace: Callable[[str, str, str], str], line: str, match: re.Match[str]) -> str:
     return replace(match.group(1).strip(), match.group(2), line)
 

@@ -58,8 +58,13 @@ def file_hash(path: str | os.PathLike[str]) -> str:
     return digest.hexdigest()
 
 
-def read_contained(request: ReadRequest, ocr: OcrEngine | None = None) -> FileRead:
+def read_contained(
+    request: ReadRequest, ocr: OcrEngine | None = None, *, plain_only: bool = False
+) -> FileRead:
     """Open ``request.path`` inside its roots, convert it and hash it.
+
+    ``plain_only``: raise :class:`~minirag_ingest.conversion.plain_text.NotPlainText` for a
+    file whose conversion is more than decoding text (it is not read then).
 
     Every failure is a :class:`~minirag_ingest.conversion.convert.ConversionError` naming the file.
     """
@@ -82,6 +87,7 @@ def read_contained(request: ReadRequest, ocr: OcrEngine | None = None) -> FileRe
                 max_file_size=request.max_file_size,
                 ocr=ocr,
                 ocr_min_chars_per_page=request.ocr_min_chars_per_page,
+                plain_only=plain_only,
             )
             digest = request.content_hash or file_hash(stable)
     except ConversionError as exc:

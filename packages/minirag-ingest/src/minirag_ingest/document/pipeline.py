@@ -22,6 +22,7 @@ from minirag_ingest.conversion.convert import convert_content as _convert_conten
 from minirag_ingest.conversion.no_text import NoText, holds_text
 from minirag_ingest.conversion.pages import PageIndex
 from minirag_ingest.conversion.pictures import PictureCounts
+from minirag_ingest.conversion.plain_text import PLAIN_TEXT_KINDS, NotPlainText
 from minirag_ingest.conversion.reading import FileRead, ReadRequest, read_contained
 from minirag_ingest.conversion.reading import (
     file_hash as file_hash,  # sync and benchmarks use it from here
@@ -216,7 +217,8 @@ class Pipeline:
         return self.pool.size if self.pool is not None else 0
 
     def start_reading(self, path: Path, content_hash: str | None = None) -> Future[FileRead]:
-        """Begin reading one file: in a worker when there is a pool, else here and now."""
+        """Begin reading one file: in a worker when there is a pool (but for a plain text file,
+        decoded here), else here and now."""
         request = ReadRequest(
             path=os.fspath(path),
             roots=tuple(str(root) for root in self.roots),
@@ -224,11 +226,18 @@ class Pipeline:
             ocr_min_chars_per_page=self.ocr_min_chars_per_page,
             content_hash=content_hash,
         )
-        if self.pool is not None:
-            return self.pool.submit(request)
         future: Future[FileRead] = Future()
         try:
-            future.set_result(read_contained(request, self.ocr))
+            if self.pool is None:
+                future.set_result(read_contained(request, self.ocr))
+            elif Path(path).suffix.lower().lstrip(".") in PLAIN_TEXT_KINDS:
+                # decoding text needs no worker (see conversion.plain_text)
+                future.set_result(read_contained(request, self.ocr, plain_only=True))
+            else:
+                return self.pool.submit(request)
+        except NotPlainText:
+            assert self.pool is not None
+            return self.pool.submit(request)
         except Exception as exc:
             future.set_exception(exc)
         return future
