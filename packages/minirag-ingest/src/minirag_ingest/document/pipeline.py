@@ -200,7 +200,7 @@ class Pipeline:
 
     def signature_for(self, text: str) -> bytes | None:
         from minirag_index.search.lookalike import (
-            signature_bytes,  # numpy + datasketch: on first use
+            signature_bytes,  # numpy: on first use
         )
 
         return signature_bytes(text) if text.strip() else None
