@@ -22,7 +22,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from minirag_ingest.conversion.markitdown_run import describe
-from minirag_ingest.errors import ConversionError
+from minirag_ingest.errors import ConversionError, IngestError
 from minirag_ingest.files.text_encoding import NotText, detect_encoding
 
 #: The kinds (extensions without the dot) whose conversion is decoding their bytes.
@@ -31,7 +31,7 @@ PLAIN_TEXT_KINDS = frozenset({"txt", "md", "markdown"})
 PLAIN_TEXT_HERE_MAX = 1 << 20
 
 
-class NotPlainText(Exception):
+class NotPlainText(IngestError):
     """The file needs a converter (or OCR of its pictures), not only decoding: a worker's job."""
 
 
