@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 
 from minirag_index import MAX_TOP_K, ChunkInput, SourceDoc
@@ -207,3 +210,44 @@ def test_a_larger_index_reads_only_the_sections_its_hits_need(make_index, monkey
     result = index.search("budget", top_k=1)
     assert result.parents.popitem()[1] == "## Budget\n\nThe budget is small."
     assert len(reads) == 1 and reads[0] is not None and "parent_id IN" in reads[0]
+
+
+@pytest.mark.parametrize("weight", [0.0, 1.0], ids=["vector side", "keyword side"])
+def test_each_side_sees_what_another_writer_and_an_optimisation_left(make_index, weight):
+    """The searches run on LanceDB's async table (storage/searches.py): it must see a commit
+    of another writer at once, and the table the store opens again after optimising."""
+    reader = make_index(RAG_HYBRID_WEIGHT=weight)
+    writer = make_index(RAG_HYBRID_WEIGHT=weight)
+    add(writer, "/d/a.md", "## Plan\n\nThe launch is in May.", *DISTRACTORS)
+    assert reader.search("launch in May").hits[0].source == "/d/a.md"
+    add(writer, "/d/b.md", "## Harvest\n\nThe orchard harvest starts in September.")
+    assert reader.search("orchard harvest September").hits[0].source == "/d/b.md"
+    reader.store.optimize()
+    add(reader, "/d/c.md", "## Regatta\n\nThe sailing regatta is held on the lake.")
+    assert reader.search("sailing regatta lake").hits[0].source == "/d/c.md"
+    writer.delete_source("/d/b.md")
+    assert "/d/b.md" not in {hit.source for hit in reader.search("orchard harvest").hits}
+
+
+def test_searches_share_one_event_loop_thread_started_by_the_first(tmp_path, embedder):
+    code = f"""
+import threading
+from minirag_index import Embedder, IndexSettings, MiniragIndex, ChunkInput, SourceDoc
+
+def searching():
+    return [t for t in threading.enumerate() if t.name == "minirag-search"]
+
+embedder = Embedder({embedder.model_name!r}, {str(embedder.cache_dir)!r})
+indexes = [
+    MiniragIndex(IndexSettings(DB_PATH={str(tmp_path)!r} + f"/db{{n}}",
+                 MODEL_NAME=embedder.model_name, CACHE_DIR=embedder.cache_dir), embedder=embedder)
+    for n in range(2)
+]
+for index in indexes:
+    index.add_source(SourceDoc("/d/a.md"), [ChunkInput("The launch is in May.")])
+assert not searching(), "a thread before any search"
+for index in indexes:
+    assert index.search("launch").hits
+assert len(searching()) == 1, searching()
+"""
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=120)

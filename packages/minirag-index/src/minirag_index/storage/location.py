@@ -203,22 +203,41 @@ def store_access(
     )
 
 
-def connect(location: IndexLocation, access: StoreAccess, *, create: bool) -> Any:
-    """A LanceDB connection to ``location`` with bounded caches (``access.index_cache_bytes`` of
-    index data, :data:`METADATA_CACHE_BYTES` of metadata); ``create``: make the local folder
-    first when it is missing (a read-only store never does)."""
+def caches(access: StoreAccess) -> Any:
+    """A LanceDB session with bounded caches: ``access.index_cache_bytes`` of index data,
+    :data:`METADATA_CACHE_BYTES` of metadata (shared by the connections given it)."""
+    import lancedb
+
+    return lancedb.Session(
+        index_cache_size_bytes=access.index_cache_bytes,
+        metadata_cache_size_bytes=METADATA_CACHE_BYTES,
+    )
+
+
+def connect(location: IndexLocation, access: StoreAccess, *, create: bool, session: Any) -> Any:
+    """A LanceDB connection to ``location`` using ``session``'s caches (:func:`caches`);
+    ``create``: make the local folder first when it is missing (a read-only store never does)."""
     import lancedb
 
     folder = location.local
     if folder is not None and create:
         folder.mkdir(parents=True, exist_ok=True)
-    caches = lancedb.Session(
-        index_cache_size_bytes=access.index_cache_bytes,
-        metadata_cache_size_bytes=METADATA_CACHE_BYTES,
-    )
     return lancedb.connect(
         location.address,
         read_consistency_interval=access.read_consistency,
         storage_options=dict(access.storage_options) or None,
-        session=caches,
+        session=session,
+    )
+
+
+async def connect_async(location: IndexLocation, access: StoreAccess, session: Any) -> Any:
+    """LanceDB's asynchronous connection to ``location``, as :func:`connect` makes the
+    synchronous one, sharing ``session``'s caches."""
+    import lancedb
+
+    return await lancedb.connect_async(
+        location.address,
+        read_consistency_interval=access.read_consistency,
+        storage_options=dict(access.storage_options) or None,
+        session=session,
     )

@@ -1,5 +1,6 @@
 """Reading the chunks table: rows and columns, every source's metadata, stored vectors, the
-pieces a document is rebuilt from, and the keyword side of a search.
+pieces a document is rebuilt from (the searches themselves are in
+:mod:`minirag_index.storage.searches`).
 
 Each function takes the open LanceDB table (:meth:`minirag_index.storage.store.Store.table`);
 the store answers "nothing" itself when there is no table yet.
@@ -7,14 +8,13 @@ the store answers "nothing" itself when there is no table yet.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from minirag_index.search.reconstruct import Piece
 from minirag_index.search.scope import sql_string
-from minirag_index.storage import keyword_index, vector_index
-from minirag_index.storage.schema import CHUNK_COLUMNS, SOURCE_COLUMNS, SourceInfo, source_infos
+from minirag_index.storage.schema import SOURCE_COLUMNS, SourceInfo, source_infos
 
 if TYPE_CHECKING:
     import numpy as np
@@ -136,62 +136,6 @@ def document_pieces(table: Any, where: str) -> Iterator[Piece]:
     data = data.sort_by([("section", "ascending"), ("chunk_index", "ascending")])
     for batch in data.to_batches(max_chunksize=PIECE_BATCH):
         yield from map(Piece, *(batch.column(name).to_pylist() for name in Piece._fields))
-
-
-def vector_search(
-    table: Any,
-    vector: Sequence[float] | np.ndarray,
-    limit: int,
-    where: str | None,
-    partitions: int | None,
-    columns: list[str] | None = None,
-) -> list[dict[str, Any]]:
-    """The ``limit`` nearest chunks among those ``where`` selects (a pre-filter), with
-    ``columns`` (default: the chunk columns) and ``_distance``; ``partitions``: the vector
-    index's (:func:`vector_index.tuned` probes some; all when a filter left too few rows)."""
-    wanted = [*(columns or CHUNK_COLUMNS), "_distance"]
-
-    def nearest(everywhere: bool) -> list[dict[str, Any]]:
-        query = table.search(list(vector), vector_column_name="vector")
-        query = vector_index.tuned(query, partitions, everywhere)
-        if where:
-            query = query.where(where, prefilter=True)
-        found: list[dict[str, Any]] = query.select(wanted).limit(limit).to_arrow().to_pylist()
-        return found
-
-    found = nearest(everywhere=False)
-    if where and partitions is not None and len(found) < limit:
-        # The filter's rows lie mostly outside the partitions probed: all of them, so a
-        # narrow filter still returns its nearest rows.
-        found = nearest(everywhere=True)
-    return found
-
-
-def keyword_search(
-    table: Any,
-    text: str,
-    limit: int,
-    where: str | None,
-    columns: list[str] | None,
-    searchable: tuple[list[str], Callable[[str], str]] | None,
-) -> list[dict[str, Any]]:
-    """BM25 over the text and title terms; rows carry ``columns`` (default: the chunk
-    columns) and ``_score``."""
-    from lancedb.query import FullTextOperator, MultiMatchQuery
-
-    indexed, analyse = searchable or keyword_index.searchable(table)
-    query_text = analyse(text)
-    if not indexed or not query_text.strip():
-        return []
-    query = table.search(
-        MultiMatchQuery(query_text, indexed, boosts=None, operator=FullTextOperator.OR),
-        query_type="fts",
-    )
-    if where:
-        query = query.where(where, prefilter=True)
-    wanted = [*(columns or CHUNK_COLUMNS), "_score"]
-    found: list[dict[str, Any]] = query.select(wanted).limit(limit).to_arrow().to_pylist()
-    return found
 
 
 def sources_in(names: Iterable[str]) -> str:

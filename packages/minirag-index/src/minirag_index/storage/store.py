@@ -33,7 +33,7 @@ from minirag_index.search.reconstruct import Piece
 from minirag_index.search.scope import sql_string
 from minirag_index.storage import keyword_index, reads, upgrades, vector_index, writes
 from minirag_index.storage.commits import retry
-from minirag_index.storage.location import IndexLocation, StoreAccess, connect
+from minirag_index.storage.location import IndexLocation, StoreAccess, caches, connect
 from minirag_index.storage.schema import (
     CHUNK_COLUMNS,
     ChunkInput,
@@ -43,6 +43,7 @@ from minirag_index.storage.schema import (
     StoredChunk,
     arrow_schema,
 )
+from minirag_index.storage.searches import Searcher
 
 __all__ = [
     "CHUNK_COLUMNS",
@@ -102,16 +103,19 @@ class Store:
         self.access = access or StoreAccess()
         self.read_only = read_only
         self._db: Any = None
+        self._session: Any = None  # the caches of the connection in _db
         self._table: Any = None
+        self._searcher = Searcher(self.location, self.access)
         self.warnings: list[str] = []
         #: Rows from which a writer gives the table its vector index (vector_index.py).
         self.vector_index_rows = vector_index.INDEX_ROWS
-        self._partitions: tuple[int, int | None] | None = None
 
     # -- opening ---------------------------------------------------------------------------
     def _connect(self) -> Any:
         if self._db is None:
-            self._db = connect(self.location, self.access, create=not self.read_only)
+            self._session = caches(self.access)
+            create = not self.read_only
+            self._db = connect(self.location, self.access, create=create, session=self._session)
         return self._db
 
     @property
@@ -413,15 +417,7 @@ class Store:
         table = self.table()
         if table is None:
             return []
-        partitions = self._index_partitions(table, version)
-        return reads.vector_search(table, vector, limit, where, partitions, columns)
-
-    def _index_partitions(self, table: Any, version: int | None) -> int | None:
-        """:func:`vector_index.searched_partitions`, read once per table version."""
-        version = table.version if version is None else version
-        if self._partitions is None or self._partitions[0] != version:
-            self._partitions = (version, vector_index.searched_partitions(table))
-        return self._partitions[1]
+        return self._searcher.vector(table, self._session, version, vector, limit, where, columns)
 
     def keyword_columns(self) -> tuple[list[str], Callable[[str], str]]:
         """The keyword-indexed columns and the query analysis for them
@@ -444,4 +440,4 @@ class Store:
         table = self.table()
         if table is None:
             return []
-        return reads.keyword_search(table, text, limit, where, columns, searchable)
+        return self._searcher.keyword(table, self._session, text, limit, where, columns, searchable)
