@@ -1,10 +1,10 @@
 """Handing memory the process has freed back to the system.
 
 glibc keeps what Python, LanceDB (Rust) and onnxruntime free in its heaps for reuse, and a heap
-only shrinks from its top: after loading the model, after a search snapshot is built from a
-large table read and after each commit, the freed space stays resident. On a 100k-chunk index
-``malloc_trim`` took a process from 1,086 to 699 MiB once the snapshot was built
-(docs/benchmarks.md, "Memory"). Arrow's pool is asked to do the same.
+only shrinks from its top: after loading the model, after a large table read and after each
+commit, the freed space stays resident. On a 100k-chunk index ``malloc_trim`` took a process
+from 1,086 to 699 MiB after such a read (the search snapshot of that time, since removed;
+docs/benchmarks-archive.md). Arrow's pool is asked to do the same.
 
 glibc also gives each new thread a heap ("arena") of its own, up to eight per core. The
 threads here - onnxruntime's pool, LanceDB's runtime, the server's workers - each took one

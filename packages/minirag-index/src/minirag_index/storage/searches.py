@@ -30,7 +30,6 @@ if TYPE_CHECKING:
     import numpy as np
 
 T = TypeVar("T")
-TABLE = "chunks"
 
 
 class Searcher:
@@ -98,7 +97,7 @@ class Searcher:
         """The async table beside ``table``, opened once per synchronous table."""
         if self._opened_for is not table:
             connection = await connect_async(self.location, self.access, session)
-            self._table, self._opened_for = await connection.open_table(TABLE), table
+            self._table, self._opened_for = await connection.open_table(table.name), table
         return self._table
 
     def _run(self, make: Callable[[], Coroutine[Any, Any, T]]) -> T:

@@ -131,7 +131,7 @@ def replace_inline_images(markdown: str, replace: Callable[[str, str, str], str]
 
 def holds_inline_pictures(markdown: str) -> bool:
     """Whether ``markdown`` holds an embedded ``![...](data:...)`` picture (fenced code too)."""
-    return "data:" in markdown.lower() and _DATA_IMAGE.search(markdown) is not None
+    return _DATA_IMAGE.search(markdown) is not None
 
 
 def _one_image(replace: Callable[[str, str, str], str], line: str, match: re.Match[str]) -> str:
